@@ -96,6 +96,8 @@ type GraphSet struct {
 	ClassValues []int
 	// NumNodeLabels is 1 + the largest node label (0 when there are none).
 	NumNodeLabels int
+	// NumEdgeLabels is 1 + the largest edge label (0 when there are none).
+	NumEdgeLabels int
 	AttrDim       int
 	FeatDim       int
 }
