@@ -1,0 +1,110 @@
+// Package loss implements the in-batch contrastive objectives used with
+// BatchSampler (appendix "InfoNCE Objective and its Variants" of the KDD'23
+// paper): InfoNCE in its SimCLR (NT-Xent), GraphCL and SimCSE forms, and the
+// debiased (DCL) and hard-negative (HCL) variants as their authors
+// implemented them.
+//
+// Every objective is one fused Gorgonia op on two B×d views (row i of z1 and
+// row i of z2 form a positive pair). It computes cosine similarities, the
+// loss and its analytic gradient in float64 with log-sum-exp shifts, so it is
+// stable in float32 for small temperatures and huge raw projections.
+// Gorgonia's own SoftMax, LogSoftMax and LogSumExp are not used: in v0.9.18
+// they are numerically unsafe or broken.
+package loss
+
+import (
+	"fmt"
+	"math"
+)
+
+// Kinds of objective accepted in Config.Kind.
+const (
+	KindInfoNCE = "infonce" // plain InfoNCE
+	KindDCL     = "dcl"     // debiased contrastive loss (Chuang et al., 2020)
+	KindHCL     = "hcl"     // hard-negative contrastive loss (Robinson et al., 2021)
+)
+
+// Forms accepted in Config.Form: which pairs of a batch are negatives.
+const (
+	// FormSimCLR is NT-Xent: both views stacked into 2B points; each of
+	// the 2B anchors has its partner as positive and the 2B−2 other
+	// points as negatives; the loss is averaged over the 2B anchors.
+	FormSimCLR = "simclr"
+	// FormGraphCL is GraphCL's loss_cal: one direction (anchors in view 1,
+	// candidates in view 2), positive excluded from the denominator.
+	FormGraphCL = "graphcl"
+	// FormSimCSE is SimCSE's cross-entropy over the B×B similarity matrix
+	// (anchors in view 1, candidates in view 2), positive included.
+	FormSimCSE = "simcse"
+)
+
+// Config selects and parameterises a contrastive objective. It is the
+// "loss" section of a training configuration.
+type Config struct {
+	// Kind is the objective: "infonce", "dcl" or "hcl".
+	Kind string `yaml:"kind"`
+	// Form decides which pairs are negatives: "simclr", "graphcl" or
+	// "simcse". For DCL and HCL, "graphcl" and "simcse" are the same
+	// objective (negatives j≠i of the other view).
+	Form string `yaml:"form"`
+	// Temperature τ > 0 divides the cosine similarities.
+	Temperature float64 `yaml:"temperature"`
+	// TauPlus is DCL/HCL's class prior τ⁺ ∈ [0,1) (ignored by InfoNCE,
+	// but still validated).
+	TauPlus float64 `yaml:"tau_plus"`
+	// Beta is HCL's concentration β ≥ 0 (ignored by InfoNCE and DCL, but
+	// still validated). β = 0 makes HCL equal to DCL.
+	Beta float64 `yaml:"beta"`
+}
+
+// Default returns the paper's objective for a modality: "graph" is GraphCL's
+// InfoNCE with τ=0.2, "image" is SimCLR's NT-Xent with τ=0.5, "text" is
+// SimCSE's InfoNCE with τ=0.05. τ⁺=0.1 and β=1 are filled in for switching
+// Kind to "dcl" or "hcl". An unknown modality gets the graph defaults.
+func Default(modality string) Config {
+	c := Config{Kind: KindInfoNCE, Form: FormGraphCL, Temperature: 0.2, TauPlus: 0.1, Beta: 1}
+	switch modality {
+	case "image":
+		c.Form, c.Temperature = FormSimCLR, 0.5
+	case "text":
+		c.Form, c.Temperature = FormSimCSE, 0.05
+	}
+	return c
+}
+
+// Validate reports the first invalid field, naming its configuration key
+// (e.g. "loss.temperature") and the allowed values or range.
+func (c Config) Validate() error {
+	switch c.Kind {
+	case KindInfoNCE, KindDCL, KindHCL:
+	default:
+		return fmt.Errorf("loss.kind: unknown kind %q; allowed: %q, %q, %q", c.Kind, KindInfoNCE, KindDCL, KindHCL)
+	}
+	switch c.Form {
+	case FormSimCLR, FormGraphCL, FormSimCSE:
+	default:
+		return fmt.Errorf("loss.form: unknown form %q; allowed: %q, %q, %q", c.Form, FormSimCLR, FormGraphCL, FormSimCSE)
+	}
+	if !(c.Temperature > 0) || math.IsInf(c.Temperature, 0) {
+		return fmt.Errorf("loss.temperature: got %v; expected a finite number > 0", c.Temperature)
+	}
+	if !(c.TauPlus >= 0 && c.TauPlus < 1) {
+		return fmt.Errorf("loss.tau_plus: got %v; expected a class prior in [0, 1)", c.TauPlus)
+	}
+	if !(c.Beta >= 0) || math.IsInf(c.Beta, 0) {
+		return fmt.Errorf("loss.beta: got %v; expected a finite number >= 0", c.Beta)
+	}
+	return nil
+}
+
+// String renders the configuration compactly, e.g.
+// "dcl/simclr(τ=0.5,τ⁺=0.1)".
+func (c Config) String() string {
+	switch c.Kind {
+	case KindDCL:
+		return fmt.Sprintf("%s/%s(τ=%g,τ⁺=%g)", c.Kind, c.Form, c.Temperature, c.TauPlus)
+	case KindHCL:
+		return fmt.Sprintf("%s/%s(τ=%g,τ⁺=%g,β=%g)", c.Kind, c.Form, c.Temperature, c.TauPlus, c.Beta)
+	}
+	return fmt.Sprintf("%s/%s(τ=%g)", c.Kind, c.Form, c.Temperature)
+}
