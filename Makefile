@@ -1,0 +1,38 @@
+# batchsampler-go — see README.md
+GO ?= go
+PKGS := ./...
+OUT ?= runs
+
+.PHONY: test test-short lint bench demo fuzz graphcl-tables graphcl-mutag graphcl-imdb-b graphcl-nci1 graphcl-collab
+
+## test: the full test suite (what CI runs)
+test:
+	$(GO) test -count=1 $(PKGS)
+
+## test-short: skips the slow tests on large shared datasets
+test-short:
+	$(GO) test -short -count=1 $(PKGS)
+
+## lint: gofmt and go vet must be clean
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+## bench: all benchmarks, 1 iteration count each (see README for the recorded figures)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## demo: the embedded demo (generated graphs, Uniform vs BatchSampler, 3 seeds)
+demo:
+	$(GO) run ./cmd/train -out $(OUT)/demo-$$(date +%Y%m%d-%H%M%S)
+
+## fuzz: run every reader's fuzz target for 30 s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzReadTU$$' -fuzztime 30s ./data/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadGIN$$' -fuzztime 30s ./data/
+
+## graphcl-tables: the README's GraphCL table (5 seeds per dataset)
+graphcl-tables: graphcl-mutag graphcl-imdb-b graphcl-nci1
+
+graphcl-mutag graphcl-imdb-b graphcl-nci1 graphcl-collab:
+	$(GO) run ./cmd/train -config configs/$@.yaml -out $(OUT)/$@

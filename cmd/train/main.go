@@ -1,0 +1,152 @@
+// Command train runs a contrastive-learning experiment described by a YAML
+// config and writes its run directory.
+//
+//	go run ./cmd/train                                  # embedded demo on generated graphs
+//	go run ./cmd/train -config configs/graphcl-mutag.yaml -set seeds=[0,1] -out runs/mutag
+//	go run ./cmd/train -resume runs/mutag               # continue an interrupted run
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/batchsampler-go/batchsampler/train"
+)
+
+//go:embed default.yaml
+var defaultConfig []byte
+
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, " ") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "train:", err)
+		if errors.Is(err, train.ErrInterrupted) {
+			os.Exit(130)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	cfgPath := fs.String("config", "", "YAML config (default: the embedded demo on generated graphs)")
+	out := fs.String("out", "", "run directory (default runs/<name>-<time>)")
+	resume := fs.String("resume", "", "continue the run in this directory")
+	printCfg := fs.Bool("print-config", false, "print the resolved config and exit")
+	var sets setFlags
+	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable; value in YAML syntax)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var (
+		cfg train.Config
+		err error
+		dir = *out
+	)
+	switch {
+	case *resume != "":
+		if *cfgPath != "" || len(sets) > 0 {
+			return errors.New("-resume takes the config saved in the run directory; do not combine it with -config or -set")
+		}
+		dir = *resume
+		cfg, err = train.LoadConfig(filepath.Join(dir, "config.yaml"), nil)
+	case *cfgPath != "":
+		cfg, err = train.LoadConfig(*cfgPath, sets)
+	default:
+		cfg, err = train.ParseConfig(defaultConfig, sets)
+		if err != nil {
+			err = fmt.Errorf("embedded default config: %w", err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if *printCfg {
+		return train.WriteConfig(os.Stdout, &cfg)
+	}
+	if dir == "" {
+		name := cfg.Name
+		if name == "" {
+			name = "run"
+		}
+		dir = filepath.Join("runs", name+"-"+time.Now().Format("20060102-150405"))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	hooks := progressHooks(term.IsTerminal(int(os.Stderr.Fd())))
+	fmt.Fprintf(os.Stderr, "run directory: %s\n", dir)
+	res, err := train.Run(ctx, cfg, train.Options{OutDir: dir, Resume: *resume != "", Hooks: hooks})
+	if errors.Is(err, train.ErrInterrupted) {
+		return fmt.Errorf("%w: continue with: go run ./cmd/train -resume %s", err, dir)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Println(res.Markdown())
+	fmt.Fprintf(os.Stderr, "results: %s\n", filepath.Join(dir, "results.md"))
+	return nil
+}
+
+// progressHooks shows a progress bar on a terminal and plain log lines
+// (one per epoch) otherwise.
+func progressHooks(tty bool) train.Hooks {
+	logf := func(msg string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), msg) }
+	var bar *progressbar.ProgressBar
+	var perEpoch int
+	h := train.Hooks{Log: func(msg string) {
+		if bar != nil {
+			bar.Clear()
+		}
+		logf(msg)
+	}}
+	h.RunStart = func(run string, start, total int) {
+		if tty {
+			bar = progressbar.NewOptions(total,
+				progressbar.OptionSetWriter(os.Stderr),
+				progressbar.OptionSetDescription(run),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionClearOnFinish())
+			_ = bar.Set(start)
+		} else {
+			logf(fmt.Sprintf("%s: steps %d..%d", run, start+1, total))
+		}
+		perEpoch = 0
+	}
+	h.Step = func(s train.StepInfo) {
+		if bar != nil {
+			bar.Describe(fmt.Sprintf("%s epoch %d loss %.4f", s.Run, s.Epoch, s.Loss))
+			_ = bar.Set(s.Step)
+			return
+		}
+		if perEpoch == 0 && s.Epoch > 1 {
+			perEpoch = s.Step - 1
+		}
+		if s.Step == s.TotalSteps || (perEpoch > 0 && s.Step%perEpoch == 0) || s.Step == 1 {
+			logf(fmt.Sprintf("%s: step %d/%d epoch %d loss %.4f (%.1fs)", s.Run, s.Step, s.TotalSteps, s.Epoch, s.Loss, s.Elapsed.Seconds()))
+		}
+	}
+	h.RunEnd = func(string) {
+		if bar != nil {
+			bar.Finish()
+			bar = nil
+		}
+	}
+	return h
+}

@@ -1,0 +1,193 @@
+package eval
+
+import (
+	"math"
+	"runtime"
+	"sync"
+)
+
+// sqDist serves squared Euclidean distances between rows of one dataset in
+// LIBSVM's training form, (‖a‖² + ‖b‖²) − 2⟨a,b⟩, each dot product summed
+// sequentially over the dimensions in float64 (as LIBSVM's Kernel::dot).
+type sqDist interface {
+	// rowInto writes d²(a, idx[k]) into dst[k] for every k.
+	rowInto(a int, idx []int, dst []float64)
+}
+
+// lazyDist computes distances on demand from the rows.
+type lazyDist struct {
+	x    []float64 // n × d row-major
+	d    int
+	norm []float64 // ‖x_i‖², computed with the same loop as the dot products
+}
+
+func newLazyDist(x []float64, n, d int) *lazyDist {
+	ld := &lazyDist{x: x, d: d, norm: make([]float64, n)}
+	for i := 0; i < n; i++ {
+		r := x[i*d : (i+1)*d]
+		ld.norm[i] = dot64(r, r)
+	}
+	return ld
+}
+
+func (ld *lazyDist) rowInto(a int, idx []int, dst []float64) {
+	d := ld.d
+	ra := ld.x[a*d : (a+1)*d]
+	na := ld.norm[a]
+	for k, b := range idx {
+		dst[k] = (na + ld.norm[b]) - 2*dot64(ra, ld.x[b*d:(b+1)*d])
+	}
+}
+
+// denseDist holds the full n × n matrix of training-form squared distances.
+type denseDist struct {
+	n int
+	m []float64
+}
+
+// newDenseDist computes all pairwise distances of the n × d rows x with the
+// given number of goroutines. The matrix is exactly symmetric: both halves
+// come from the same dot product.
+func newDenseDist(x []float64, n, d, workers int) *denseDist {
+	ld := newLazyDist(x, n, d)
+	dd := &denseDist{n: n, m: make([]float64, n*n)}
+	if workers < 1 {
+		workers = 1
+	}
+	// Rows are handed out in an interleaved order so that the triangular
+	// workload is balanced.
+	var wg sync.WaitGroup
+	next := make(chan int, n)
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				ri := x[i*d : (i+1)*d]
+				ni := ld.norm[i]
+				row := dd.m[i*n : (i+1)*n]
+				for j := 0; j <= i; j++ {
+					v := (ni + ld.norm[j]) - 2*dot64(ri, x[j*d:(j+1)*d])
+					row[j] = v
+					dd.m[j*n+i] = v
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return dd
+}
+
+func (dd *denseDist) rowInto(a int, idx []int, dst []float64) {
+	row := dd.m[a*dd.n : (a+1)*dd.n]
+	for k, b := range idx {
+		dst[k] = row[b]
+	}
+}
+
+// dot64 is the sequential dot product LIBSVM uses (no reassociation, so that
+// results are bit-identical to its Kernel::dot).
+func dot64(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s float64
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+// kernelCache serves rows of the RBF kernel matrix of one training set,
+// K[o][k] = float32(exp(−γ·d²(idx[o], idx[k]))), computed on first use and
+// kept in a least-recently-used cache. Rows are float32 like LIBSVM's Qfloat.
+// A kernelCache is used by one goroutine at a time.
+type kernelCache struct {
+	src     sqDist
+	idx     []int // local training index → dataset row
+	gamma   float64
+	rows    [][]float32
+	maxRows int
+	nRows   int
+	// LRU list over local indices; node l is the sentinel.
+	prev, next []int32
+	tmp        []float64
+}
+
+// newKernelCache makes a cache for the training rows idx with a budget of
+// cacheBytes (at least two rows are always kept, as in LIBSVM).
+func newKernelCache(src sqDist, idx []int, gamma float64, cacheBytes int64) *kernelCache {
+	l := len(idx)
+	maxRows := l
+	if l > 0 {
+		per := int64(l) * 4
+		if m := cacheBytes / per; m < int64(maxRows) {
+			maxRows = int(m)
+		}
+	}
+	if maxRows < 2 {
+		maxRows = 2
+	}
+	c := &kernelCache{
+		src: src, idx: idx, gamma: gamma,
+		rows: make([][]float32, l), maxRows: maxRows,
+		prev: make([]int32, l+1), next: make([]int32, l+1),
+		tmp: make([]float64, l),
+	}
+	c.prev[l], c.next[l] = int32(l), int32(l)
+	return c
+}
+
+func (c *kernelCache) unlink(o int) {
+	p, n := c.prev[o], c.next[o]
+	c.next[p] = n
+	c.prev[n] = p
+}
+
+func (c *kernelCache) pushBack(o int) {
+	l := int32(len(c.idx))
+	last := c.prev[l]
+	c.next[last] = int32(o)
+	c.prev[o] = last
+	c.next[o] = l
+	c.prev[l] = int32(o)
+}
+
+// row returns kernel row o (length len(idx)). The slice stays valid until two
+// other rows have been requested.
+func (c *kernelCache) row(o int) []float32 {
+	if r := c.rows[o]; r != nil {
+		c.unlink(o)
+		c.pushBack(o)
+		return r
+	}
+	var buf []float32
+	if c.nRows >= c.maxRows {
+		l := len(c.idx)
+		old := int(c.next[l])
+		c.unlink(old)
+		buf = c.rows[old]
+		c.rows[old] = nil
+		c.nRows--
+	} else {
+		buf = make([]float32, len(c.idx))
+	}
+	c.src.rowInto(c.idx[o], c.idx, c.tmp)
+	ng := -c.gamma
+	for k, d2 := range c.tmp {
+		buf[k] = float32(math.Exp(ng * d2))
+	}
+	c.rows[o] = buf
+	c.nRows++
+	c.pushBack(o)
+	return buf
+}
+
+func defaultWorkers(w int) int {
+	if w > 0 {
+		return w
+	}
+	return runtime.GOMAXPROCS(0)
+}

@@ -1,0 +1,376 @@
+package ops
+
+import (
+	"fmt"
+	"hash"
+
+	"github.com/chewxy/hm"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// gemmRowChunk is the number of rows per GEMM call when rows are split
+// between goroutines: 64 rows keep gonum's own GEMM serial inside a chunk
+// (it goes parallel from 4 blocks of 64×64) for outputs up to 192 wide.
+const gemmRowChunk = 64
+
+// gemmReduceChunk is the number of rows per partial product when a GEMM
+// reduces over rows (xᵀ·dz). The chunking is fixed, and the partials are
+// added in chunk order, so the result does not depend on the core count.
+const gemmReduceChunk = 256
+
+// LinearOpts configures a Linear node.
+type LinearOpts struct {
+	// ReLU applies max(·, 0) to the output.
+	ReLU bool
+	// NoInputGrad declares that x needs no gradient (it depends on no
+	// learnable), so the backward pass skips dx = dz·Wᵀ. Differentiating
+	// with respect to x is then an error.
+	NoInputGrad bool
+}
+
+// LinearOp computes y = act(x·W + b) for x (n×k), W (k×m), b (m), with
+// act the identity or ReLU. The GEMMs run on gonum's registered blas32 /
+// blas64 implementation (blas32.Use swaps it) with rows split between
+// goroutines. Gradients: dz = dy ⊙ act'(y), dx = dz·Wᵀ, dW = xᵀ·dz,
+// db = Σ_rows dz.
+type LinearOp struct {
+	opts LinearOpts
+}
+
+// Linear returns the node act(x·W + b).
+func Linear(x, w, b *gorgonia.Node, opts LinearOpts) (*gorgonia.Node, error) {
+	if x == nil || w == nil || b == nil {
+		return nil, fmt.Errorf("ops: Linear: nil input")
+	}
+	n, err := gorgonia.ApplyOp(&LinearOp{opts: opts}, x, w, b)
+	if err != nil {
+		return nil, fmt.Errorf("ops: Linear: %w", err)
+	}
+	return n, nil
+}
+
+func (op *LinearOp) name() string {
+	return fmt.Sprintf("Linear{relu=%t,nogradx=%t}", op.opts.ReLU, op.opts.NoInputGrad)
+}
+
+// Arity is 3: x, W, b.
+func (op *LinearOp) Arity() int { return 3 }
+
+// Type is Matrix a → Matrix a → Vector a → Matrix a.
+func (op *LinearOp) Type() hm.Type { return hm.NewFnType(matType, matType, vecType, matType) }
+
+// InferShape returns (n, m) after checking the inner and bias sizes.
+func (op *LinearOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
+	if len(ds) != 3 {
+		return nil, fmt.Errorf("ops: Linear: got %d inputs, want 3", len(ds))
+	}
+	xs, err := matShape("Linear", ds[0], "x")
+	if err != nil {
+		return nil, err
+	}
+	ws, err := matShape("Linear", ds[1], "W")
+	if err != nil {
+		return nil, err
+	}
+	bl, err := vecLen("Linear", ds[2], "b")
+	if err != nil {
+		return nil, err
+	}
+	if xs[1] != ws[0] || bl != ws[1] {
+		return nil, fmt.Errorf("ops: Linear: x %v, W %v, b (%d) do not chain", xs, ws, bl)
+	}
+	return tensor.Shape{xs[0], ws[1]}, nil
+}
+
+// ReturnsPtr is false.
+func (op *LinearOp) ReturnsPtr() bool { return false }
+
+// CallsExtern is false (a cgo BLAS registered with blas32.Use would be
+// called, but the op manages its own output buffer).
+func (op *LinearOp) CallsExtern() bool { return false }
+
+// OverwritesInput is -1.
+func (op *LinearOp) OverwritesInput() int { return -1 }
+
+// WriteHash writes the op's name with both options.
+func (op *LinearOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
+
+// Hashcode returns the FNV-1a hash of WriteHash.
+func (op *LinearOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
+
+// String describes the op.
+func (op *LinearOp) String() string { return op.name() }
+
+func (op *LinearOp) inputs(vals []gorgonia.Value) (x, w, b *tensor.Dense, err error) {
+	if len(vals) != 3 {
+		return nil, nil, nil, fmt.Errorf("ops: Linear: got %d inputs, want 3", len(vals))
+	}
+	if x, err = asDense(vals[0], 2, "Linear", "x"); err != nil {
+		return nil, nil, nil, err
+	}
+	if w, err = asDense(vals[1], 2, "Linear", "W"); err != nil {
+		return nil, nil, nil, err
+	}
+	if b, err = asDense(vals[2], 1, "Linear", "b"); err != nil {
+		return nil, nil, nil, err
+	}
+	if err = sameDtype("Linear", x, w, b); err != nil {
+		return nil, nil, nil, err
+	}
+	if x.Shape()[1] != w.Shape()[0] || b.Shape()[0] != w.Shape()[1] {
+		return nil, nil, nil, fmt.Errorf("ops: Linear: x %v, W %v, b %v do not chain", x.Shape(), w.Shape(), b.Shape())
+	}
+	return x, w, b, nil
+}
+
+// Do allocates the output and computes act(x·W + b).
+func (op *LinearOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
+	x, w, b, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(newDense(x.Dtype(), x.Shape()[0], w.Shape()[1]), x, w, b), nil
+}
+
+// UsePreallocDo computes act(x·W + b) into prealloc.
+func (op *LinearOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
+	x, w, b, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	out, err := checkOut("Linear", prealloc, x.Dtype(), tensor.Shape{x.Shape()[0], w.Shape()[1]}, x, w, b)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(out, x, w, b), nil
+}
+
+func (op *LinearOp) compute(out, x, w, b *tensor.Dense) *tensor.Dense {
+	n, k, m := x.Shape()[0], x.Shape()[1], w.Shape()[1]
+	switch x.Dtype() {
+	case tensor.Float32:
+		linearForward(out.Float32s(), x.Float32s(), w.Float32s(), b.Float32s(), n, k, m, op.opts.ReLU)
+	case tensor.Float64:
+		linearForward(out.Float64s(), x.Float64s(), w.Float64s(), b.Float64s(), n, k, m, op.opts.ReLU)
+	}
+	return out
+}
+
+// linearForward computes out = act(x·W + b), rows split between goroutines.
+func linearForward[T float32 | float64](out, x, w, b []T, n, k, m int, relu bool) {
+	chunks := (n + gemmRowChunk - 1) / gemmRowChunk
+	parallelFor(chunks, n*k*m, func(lo, hi int) {
+		r0, r1 := lo*gemmRowChunk, min(hi*gemmRowChunk, n)
+		o := out[r0*m : r1*m]
+		for i := 0; i < r1-r0; i++ {
+			copy(o[i*m:(i+1)*m], b)
+		}
+		gemm(false, false, r1-r0, m, k, x[r0*k:r1*k], k, w, m, o, m)
+		if relu {
+			reluInPlace(o)
+		}
+	})
+}
+
+// gemm computes c += op(a)·op(b) (c is r×m, the inner size is k) on the
+// registered BLAS, where op transposes when the flag is set; lda and ldb
+// are the row strides of a and b as stored.
+func gemm[T float32 | float64](transA, transB bool, r, m, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	if r == 0 || m == 0 || k == 0 {
+		return
+	}
+	ta, tb := blas.NoTrans, blas.NoTrans
+	ar, ac, br, bc := r, k, k, m
+	if transA {
+		ta, ar, ac = blas.Trans, k, r
+	}
+	if transB {
+		tb, br, bc = blas.Trans, m, k
+	}
+	switch a := any(a).(type) {
+	case []float32:
+		blas32.Gemm(ta, tb, 1,
+			blas32.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
+			blas32.General{Rows: br, Cols: bc, Stride: ldb, Data: any(b).([]float32)},
+			1, blas32.General{Rows: r, Cols: m, Stride: ldc, Data: any(c).([]float32)})
+	case []float64:
+		blas64.Gemm(ta, tb, 1,
+			blas64.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
+			blas64.General{Rows: br, Cols: bc, Stride: ldb, Data: any(b).([]float64)},
+			1, blas64.General{Rows: r, Cols: m, Stride: ldc, Data: any(c).([]float64)})
+	}
+}
+
+// DiffWRT reports differentiability with respect to x (unless
+// NoInputGrad), W and b.
+func (op *LinearOp) DiffWRT(inputs int) []bool { return []bool{!op.opts.NoInputGrad, true, true} }
+
+// SymDiff returns dx = dz·Wᵀ (nil with NoInputGrad), dW = xᵀ·dz and
+// db = Σ_rows dz, with dz = grad ⊙ act'(output).
+func (op *LinearOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	if len(inputs) != 3 {
+		return nil, fmt.Errorf("ops: Linear.SymDiff: got %d inputs, want 3", len(inputs))
+	}
+	dz := grad
+	var err error
+	if op.opts.ReLU {
+		if dz, err = gorgonia.ApplyOp(reluGradOp{}, output, grad); err != nil {
+			return nil, fmt.Errorf("ops: Linear.SymDiff: %w", err)
+		}
+	}
+	var dx *gorgonia.Node
+	if !op.opts.NoInputGrad {
+		if dx, err = gorgonia.ApplyOp(&matMulOp{transB: true}, dz, inputs[1]); err != nil {
+			return nil, fmt.Errorf("ops: Linear.SymDiff dx: %w", err)
+		}
+	}
+	dw, err := gorgonia.ApplyOp(&matMulOp{transA: true}, inputs[0], dz)
+	if err != nil {
+		return nil, fmt.Errorf("ops: Linear.SymDiff dW: %w", err)
+	}
+	db, err := ColSum(dz)
+	if err != nil {
+		return nil, fmt.Errorf("ops: Linear.SymDiff db: %w", err)
+	}
+	return gorgonia.Nodes{dx, dw, db}, nil
+}
+
+// matMulOp computes a·bᵀ (transB: a n×m, b k×m → n×k) or aᵀ·b (transA:
+// a n×k, b n×m → k×m), in parallel and deterministically. It is only used
+// in Linear's gradient and is not itself differentiated.
+type matMulOp struct {
+	transA, transB bool
+}
+
+func (op *matMulOp) name() string {
+	return fmt.Sprintf("MatMul{transA=%t,transB=%t}", op.transA, op.transB)
+}
+func (op *matMulOp) Arity() int            { return 2 }
+func (op *matMulOp) Type() hm.Type         { return hm.NewFnType(matType, matType, matType) }
+func (op *matMulOp) ReturnsPtr() bool      { return false }
+func (op *matMulOp) CallsExtern() bool     { return false }
+func (op *matMulOp) OverwritesInput() int  { return -1 }
+func (op *matMulOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
+func (op *matMulOp) Hashcode() uint32      { return hashOf(op.WriteHash) }
+func (op *matMulOp) String() string        { return op.name() }
+
+func (op *matMulOp) outShape(a, b tensor.Shape) (tensor.Shape, error) {
+	switch {
+	case op.transA && !op.transB && a[0] == b[0]:
+		return tensor.Shape{a[1], b[1]}, nil
+	case op.transB && !op.transA && a[1] == b[1]:
+		return tensor.Shape{a[0], b[0]}, nil
+	}
+	return nil, fmt.Errorf("ops: %s: shapes %v and %v do not chain (or unsupported transposes)", op.name(), a, b)
+}
+
+func (op *matMulOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
+	if len(ds) != 2 {
+		return nil, fmt.Errorf("ops: %s: got %d inputs, want 2", op.name(), len(ds))
+	}
+	a, err := matShape(op.name(), ds[0], "a")
+	if err != nil {
+		return nil, err
+	}
+	b, err := matShape(op.name(), ds[1], "b")
+	if err != nil {
+		return nil, err
+	}
+	return op.outShape(a, b)
+}
+
+func (op *matMulOp) inputs(vals []gorgonia.Value) (a, b *tensor.Dense, s tensor.Shape, err error) {
+	if len(vals) != 2 {
+		return nil, nil, nil, fmt.Errorf("ops: %s: got %d inputs, want 2", op.name(), len(vals))
+	}
+	if a, err = asDense(vals[0], 2, op.name(), "a"); err != nil {
+		return nil, nil, nil, err
+	}
+	if b, err = asDense(vals[1], 2, op.name(), "b"); err != nil {
+		return nil, nil, nil, err
+	}
+	if err = sameDtype(op.name(), a, b); err != nil {
+		return nil, nil, nil, err
+	}
+	s, err = op.outShape(a.Shape(), b.Shape())
+	return a, b, s, err
+}
+
+func (op *matMulOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
+	a, b, s, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(newDense(a.Dtype(), s...), a, b), nil
+}
+
+func (op *matMulOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
+	a, b, s, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	out, err := checkOut(op.name(), prealloc, a.Dtype(), s, a, b)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(out, a, b), nil
+}
+
+func (op *matMulOp) compute(out, a, b *tensor.Dense) *tensor.Dense {
+	as, bs := a.Shape(), b.Shape()
+	switch a.Dtype() {
+	case tensor.Float32:
+		if op.transA {
+			gemmTransA(out.Float32s(), a.Float32s(), b.Float32s(), as[0], as[1], bs[1])
+		} else {
+			gemmTransB(out.Float32s(), a.Float32s(), b.Float32s(), as[0], as[1], bs[0])
+		}
+	case tensor.Float64:
+		if op.transA {
+			gemmTransA(out.Float64s(), a.Float64s(), b.Float64s(), as[0], as[1], bs[1])
+		} else {
+			gemmTransB(out.Float64s(), a.Float64s(), b.Float64s(), as[0], as[1], bs[0])
+		}
+	}
+	return out
+}
+
+// gemmTransB computes out (n×k) = a (n×m) · bᵀ (b is k×m), rows split
+// between goroutines.
+func gemmTransB[T float32 | float64](out, a, b []T, n, m, k int) {
+	chunks := (n + gemmRowChunk - 1) / gemmRowChunk
+	parallelFor(chunks, n*m*k, func(lo, hi int) {
+		r0, r1 := lo*gemmRowChunk, min(hi*gemmRowChunk, n)
+		o := out[r0*k : r1*k]
+		clear(o)
+		gemm(false, true, r1-r0, k, m, a[r0*m:r1*m], m, b, m, o, k)
+	})
+}
+
+// gemmTransA computes out (k×m) = aᵀ·b for a (n×k) and b (n×m): fixed
+// chunks of rows give partial products (in parallel), added in chunk order.
+func gemmTransA[T float32 | float64](out, a, b []T, n, k, m int) {
+	chunks := (n + gemmReduceChunk - 1) / gemmReduceChunk
+	clear(out)
+	if chunks <= 1 {
+		gemm(true, false, k, m, n, a, k, b, m, out, m)
+		return
+	}
+	partial := make([]T, chunks*k*m)
+	parallelFor(chunks, n*k*m, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			r0, r1 := c*gemmReduceChunk, min((c+1)*gemmReduceChunk, n)
+			gemm(true, false, k, m, r1-r0, a[r0*k:r1*k], k, b[r0*m:r1*m], m, partial[c*k*m:(c+1)*k*m], m)
+		}
+	})
+	for c := 0; c < chunks; c++ {
+		p := partial[c*k*m : (c+1)*k*m]
+		for i, v := range p {
+			out[i] += v
+		}
+	}
+}

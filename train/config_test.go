@@ -1,0 +1,96 @@
+package train
+
+import (
+	"strings"
+	"testing"
+)
+
+const minimalTU = `
+name: t
+data: {source: tu, name: MUTAG, path: tu/MUTAG}
+`
+
+func TestParseConfigErrorsNameTheKey(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		sets       []string
+		want       []string // substrings the error must contain
+	}{
+		{"unknown top key", minimalTU + "epochz: 3\n", nil, []string{"epochz", "unknown key", "allowed keys", "train"}},
+		{"unknown nested key", "data: {source: tu, name: MUTAG, path: x, nmae: 1}\n", nil, []string{"data.nmae", "line 1", "allowed keys under data", "name"}},
+		{"unknown key in list item", minimalTU + "samplers:\n  - {kind: uniform, mm: 3}\n", nil, []string{"samplers[0].mm", "allowed keys"}},
+		{"wrong type int", minimalTU + "train: {epochs: many}\n", nil, []string{"train.epochs", "expected an integer", "many"}},
+		{"wrong type float", minimalTU + "train: {lr: fast}\n", nil, []string{"train.lr", "expected a number"}},
+		{"wrong type bool", minimalTU + "export_embeddings: maybe\n", nil, []string{"export_embeddings", "true or false"}},
+		{"wrong type list", minimalTU + "seeds: 3\n", nil, []string{"seeds", "expected a list"}},
+		{"bad enum", minimalTU + "samplers: [{kind: fancy}]\n", nil, []string{"samplers[0].kind", "fancy", "uniform, knn, batchsampler"}},
+		{"out of range", minimalTU + "train: {epochs: 0}\n", nil, []string{"train.epochs", "positive"}},
+		{"alpha range", minimalTU + "samplers: [{kind: batchsampler, m: 10, k: 5, alpha: 1.5}]\n", nil, []string{"samplers[0].alpha.start", "[0, 1]"}},
+		{"m below k", minimalTU + "samplers: [{kind: batchsampler, m: 3, k: 5, alpha: 0.1}]\n", nil, []string{"samplers[0].m", ">= k"}},
+		{"loss temperature", minimalTU + "loss: {temperature: 0}\n", nil, []string{"temperature"}},
+		{"missing path", "data: {source: tu, name: X}\n", nil, []string{"data.path", "required"}},
+		{"duplicate seed", minimalTU + "seeds: [1, 1]\n", nil, []string{"seeds", "twice"}},
+		{"both sampler forms", minimalTU + "sampler: {kind: uniform}\nsamplers: [{kind: uniform}]\n", nil, []string{"not both"}},
+		{"bad set syntax", minimalTU, []string{"train.epochs"}, []string{"key.path=value"}},
+		{"set unknown key", minimalTU, []string{"train.epoch=3"}, []string{"train.epoch", "unknown key"}},
+		{"set wrong type", minimalTU, []string{"train.epochs=abc"}, []string{"train.epochs", "expected an integer"}},
+		{"not yaml", "data: [unclosed\n", nil, []string{"not valid YAML"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tc.yaml), tc.sets)
+			if err == nil {
+				t.Fatal("expected an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestParseConfigDefaultsAndSets(t *testing.T) {
+	c, err := ParseConfig([]byte(minimalTU), []string{"train.epochs=7", "seeds=[3,4,5]", "loss.temperature=0.5", "samplers=[{kind: uniform}, {kind: batchsampler, m: 100, k: 10, alpha: {start: 0.2, end: 0.05}, refresh_every: 5}]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Train.Epochs != 7 || len(c.Seeds) != 3 || c.Seeds[2] != 5 || c.Loss.Temperature != 0.5 {
+		t.Errorf("sets not applied: %+v", c)
+	}
+	if c.Train.BatchSize != 128 || c.Train.LR != 0.01 || c.Model.Hidden != 32 || c.Model.Layers != 3 || c.Eval.Folds != 10 {
+		t.Errorf("defaults not kept: %+v", c)
+	}
+	s := c.SamplerList()
+	if len(s) != 2 || s[1].Alpha.Start != 0.2 || s[1].Alpha.End != 0.05 || s[1].Alpha.Constant {
+		t.Errorf("samplers: %+v", s)
+	}
+	c2, err := ParseConfig([]byte(minimalTU+"sampler: {kind: batchsampler, m: 10, k: 5, alpha: 0.3}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c2.SamplerList()[0].Alpha; !a.Constant || a.Start != 0.3 || a.End != 0.3 {
+		t.Errorf("constant alpha: %+v", a)
+	}
+}
+
+func TestConfigRoundTrip(t *testing.T) {
+	c, err := ParseConfig([]byte(minimalTU+"samplers: [{kind: batchsampler, m: 10, k: 5, alpha: 0.3}, {kind: uniform}]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteConfig(&b, &c); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := ParseConfig([]byte(b.String()), nil)
+	if err != nil {
+		t.Fatalf("written config does not parse: %v\n%s", err, b.String())
+	}
+	var b2 strings.Builder
+	WriteConfig(&b2, &c2)
+	if b.String() != b2.String() {
+		t.Errorf("round trip changed the config:\n%s\nvs\n%s", b.String(), b2.String())
+	}
+}

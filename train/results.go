@@ -1,0 +1,145 @@
+package train
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/batchsampler-go/batchsampler/eval"
+)
+
+// Results is the content of DIR/results.json.
+type Results struct {
+	Name    string        `json:"name,omitempty"`
+	Results []ResultEntry `json:"results"`
+	Runs    []RunResult   `json:"runs"`
+}
+
+// ResultEntry aggregates the runs of one sampler over seeds.
+type ResultEntry struct {
+	Dataset  string    `json:"dataset"`
+	Modality string    `json:"modality"`
+	Sampler  string    `json:"sampler"`
+	Loss     string    `json:"loss"`
+	Metric   string    `json:"metric"`
+	Seeds    []uint64  `json:"seeds"`
+	PerSeed  []float64 `json:"per_seed"`
+	Mean     float64   `json:"mean"`
+	// Std is the population standard deviation over seeds (numpy's np.std,
+	// as GraphCL reports it).
+	Std                float64   `json:"std"`
+	TrainSeconds       float64   `json:"train_seconds"` // mean per run
+	TrainSecondsPerRun []float64 `json:"train_seconds_per_seed"`
+	EvalSeconds        float64   `json:"eval_seconds"`   // mean per run
+	SamplerShare       float64   `json:"sampler_share"`  // sampler seconds / train seconds
+	FinalFNRatio       float64   `json:"final_fn_ratio"` // mean false-negative ratio of the last epoch
+	Comparison         *Paired   `json:"paired_vs_first,omitempty"`
+}
+
+// Paired is a paired comparison of a sampler with the first sampler of the
+// config over the same seeds (same initialisation and evaluation folds).
+type Paired struct {
+	Baseline string  `json:"baseline"`
+	MeanDiff float64 `json:"mean_diff"`
+	T        float64 `json:"t"`
+	P        float64 `json:"p"`
+	N        int     `json:"n"`
+}
+
+func lossName(c *Config) string {
+	return c.Loss.Kind + "/" + c.Loss.Form
+}
+
+func summarize(cfg *Config, ds Dataset, runs []RunResult) *Results {
+	res := &Results{Name: cfg.Name, Runs: runs}
+	for _, sc := range cfg.SamplerList() {
+		e := ResultEntry{Dataset: ds.Name(), Modality: cfg.Modality, Sampler: sc.DisplayName(), Loss: lossName(cfg)}
+		var trainSum, evalSum, smpSum, fnSum float64
+		for _, r := range runs {
+			if r.Sampler != sc.DisplayName() {
+				continue
+			}
+			e.Metric = r.Metric
+			e.Seeds = append(e.Seeds, r.Seed)
+			e.PerSeed = append(e.PerSeed, r.Value)
+			e.TrainSecondsPerRun = append(e.TrainSecondsPerRun, r.TrainSeconds)
+			trainSum += r.TrainSeconds
+			evalSum += r.EvalSeconds
+			smpSum += r.SamplerSeconds
+			fnSum += r.FinalFNRatio
+		}
+		n := float64(len(e.PerSeed))
+		if n == 0 {
+			continue
+		}
+		e.Mean, e.Std = eval.MeanStd(e.PerSeed)
+		e.TrainSeconds, e.EvalSeconds, e.FinalFNRatio = trainSum/n, evalSum/n, fnSum/n
+		if trainSum > 0 {
+			e.SamplerShare = smpSum / trainSum
+		}
+		res.Results = append(res.Results, e)
+	}
+	if len(res.Results) > 1 {
+		base := res.Results[0]
+		for i := 1; i < len(res.Results); i++ {
+			e := &res.Results[i]
+			if len(e.PerSeed) != len(base.PerSeed) || len(e.PerSeed) < 2 {
+				continue
+			}
+			t, p, err := eval.PairedTTest(e.PerSeed, base.PerSeed)
+			if err != nil {
+				continue
+			}
+			d := 0.0
+			for j := range e.PerSeed {
+				d += e.PerSeed[j] - base.PerSeed[j]
+			}
+			e.Comparison = &Paired{Baseline: base.Sampler, MeanDiff: d / float64(len(e.PerSeed)), T: t, P: p, N: len(e.PerSeed)}
+		}
+	}
+	return res
+}
+
+// Markdown renders the results as the paper's tables do (mean±std).
+func (r *Results) Markdown() string {
+	var b strings.Builder
+	if r.Name != "" {
+		fmt.Fprintf(&b, "## %s\n\n", r.Name)
+	}
+	b.WriteString("| Dataset | Sampler | Loss | Metric | Result | Seeds | Train s/run | Eval s/run | Sampler share | Final FN ratio |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, e := range r.Results {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f±%.2f | %d | %.1f | %.1f | %.1f%% | %.3f |\n",
+			e.Dataset, e.Sampler, e.Loss, e.Metric, e.Mean, e.Std, len(e.PerSeed), e.TrainSeconds, e.EvalSeconds, 100*e.SamplerShare, e.FinalFNRatio)
+	}
+	var cmp []string
+	for _, e := range r.Results {
+		if c := e.Comparison; c != nil {
+			verdict := "not significant at the 5% level"
+			if c.P < 0.05 {
+				verdict = "significant at the 5% level"
+			}
+			cmp = append(cmp, fmt.Sprintf("- %s − %s: %+.2f points over %d paired seeds (paired t = %.2f, two-sided p = %.3f): %s.",
+				e.Sampler, c.Baseline, c.MeanDiff, c.N, c.T, c.P, verdict))
+		}
+	}
+	if len(cmp) > 0 {
+		b.WriteString("\nPaired comparison (same seeds: same initialisation and the same evaluation folds):\n\n")
+		b.WriteString(strings.Join(cmp, "\n"))
+		b.WriteString("\n")
+	}
+	b.WriteString("\nPer seed:\n\n| Sampler | Seed | Result |\n|---|---|---|\n")
+	for _, e := range r.Results {
+		for i, v := range e.PerSeed {
+			fmt.Fprintf(&b, "| %s | %d | %.2f |\n", e.Sampler, e.Seeds[i], v)
+		}
+	}
+	return b.String()
+}
+
+func writeResults(dir string, r *Results) error {
+	if err := writeJSON(filepath.Join(dir, "results.json"), r); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, "results.md"), []byte(r.Markdown()))
+}

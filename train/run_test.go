@@ -1,0 +1,237 @@
+package train
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sbinet/npyio"
+	"gonum.org/v1/gonum/mat"
+)
+
+const tinySynthetic = `
+name: tiny
+modality: graph
+data:
+  source: synthetic
+  synthetic: {graphs: 90, classes: 3, min_nodes: 8, max_nodes: 14, node_labels: 2, noise: 0.1, seed: 3}
+model: {kind: gin, hidden: 8, layers: 2}
+loss: {kind: infonce, form: graphcl, temperature: 0.2}
+train: {epochs: 3, batch_size: 32, lr: 0.01}
+eval: {kind: svm, folds: 3, inner_folds: 2, cs: [0.1, 10]}
+seeds: [0, 1]
+`
+
+func mustParse(t *testing.T, y string, sets ...string) Config {
+	t.Helper()
+	c, err := ParseConfig([]byte(y), sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// readLosses returns run → step → loss from DIR/metrics.jsonl, and fails
+// the test when a (run, step) appears twice.
+func readLosses(t *testing.T, dir string) map[string]map[int]float64 {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]map[int]float64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("metrics line %q: %v", sc.Text(), err)
+		}
+		if m["event"] != nil {
+			continue
+		}
+		for _, k := range []string{"step", "epoch", "loss", "seconds", "run", "fn_ratio", "batch_cos"} {
+			if _, ok := m[k]; !ok {
+				t.Fatalf("metrics line lacks %q: %s", k, sc.Text())
+			}
+		}
+		run := m["run"].(string)
+		step := int(m["step"].(float64))
+		if out[run] == nil {
+			out[run] = map[int]float64{}
+		}
+		if _, dup := out[run][step]; dup {
+			t.Fatalf("run %s step %d logged twice", run, step)
+		}
+		out[run][step] = m["loss"].(float64)
+	}
+	return out
+}
+
+func TestRunWritesTheRunContract(t *testing.T) {
+	dir := t.TempDir()
+	cfg := mustParse(t, tinySynthetic, "export_embeddings=true")
+	var logs []string
+	res, err := Run(context.Background(), cfg, Options{OutDir: dir, Hooks: Hooks{Log: func(s string) { logs = append(logs, s) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"config.yaml", "metrics.jsonl", "results.json", "results.md", "plots/loss.png", "plots/fn_ratio.png",
+		"embeddings/uniform-seed0_embeddings.npy", "embeddings/uniform-seed1_labels.npy"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", f, err)
+		}
+	}
+	// The saved config reproduces the run's config.
+	saved, err := LoadConfig(filepath.Join(dir, "config.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Train != cfg.Train || len(saved.Seeds) != 2 {
+		t.Errorf("saved config differs: %+v", saved.Train)
+	}
+	losses := readLosses(t, dir)
+	if len(losses) != 2 || len(losses["uniform-seed0"]) != 9 {
+		t.Errorf("want 2 runs × 9 steps in metrics.jsonl, got %d runs, %d steps", len(losses), len(losses["uniform-seed0"]))
+	}
+	var rj struct {
+		Results []map[string]any `json:"results"`
+	}
+	if err := readJSON(filepath.Join(dir, "results.json"), &rj); err != nil {
+		t.Fatal(err)
+	}
+	if len(rj.Results) != 1 {
+		t.Fatalf("results: %v", rj.Results)
+	}
+	for _, k := range []string{"dataset", "modality", "sampler", "loss", "metric", "per_seed", "mean", "std", "train_seconds"} {
+		if _, ok := rj.Results[0][k]; !ok {
+			t.Errorf("results.json entry lacks %q", k)
+		}
+	}
+	if e := res.Results[0]; len(e.PerSeed) != 2 || e.Mean < 20 || e.Mean > 100 {
+		t.Errorf("implausible result %+v", e)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
+	if !strings.Contains(string(md), "±") || !strings.Contains(string(md), "synthetic") {
+		t.Errorf("results.md:\n%s", md)
+	}
+	f, err := os.Open(filepath.Join(dir, "embeddings", "uniform-seed0_embeddings.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var m mat.Dense
+	if err := npyio.Read(f, &m); err != nil {
+		t.Fatal(err)
+	}
+	if r, c := m.Dims(); r != 90 || c != 16 {
+		t.Errorf("embeddings shape %d×%d, want 90×16", r, c)
+	}
+	// A second Run into the same directory without Resume is refused.
+	if _, err := Run(context.Background(), cfg, Options{OutDir: dir}); err == nil || !strings.Contains(err.Error(), "-resume") {
+		t.Errorf("reusing a run directory: %v", err)
+	}
+}
+
+func resultsOf(t *testing.T, res *Results) map[string]float64 {
+	out := map[string]float64{}
+	for _, r := range res.Runs {
+		out[r.ID] = r.Value
+	}
+	return out
+}
+
+func sameLosses(t *testing.T, a, b map[string]map[int]float64) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("runs differ: %d vs %d", len(a), len(b))
+	}
+	for run, steps := range a {
+		if len(steps) != len(b[run]) {
+			t.Fatalf("%s: %d vs %d logged steps", run, len(steps), len(b[run]))
+		}
+		for s, l := range steps {
+			if b[run][s] != l {
+				t.Fatalf("%s step %d: loss %v vs %v", run, s, l, b[run][s])
+			}
+		}
+	}
+}
+
+func TestResumeEqualsUninterrupted(t *testing.T) {
+	cfg := mustParse(t, tinySynthetic)
+	ref := t.TempDir()
+	want, err := Run(context.Background(), cfg, Options{OutDir: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLoss := readLosses(t, ref)
+
+	t.Run("interrupted mid-epoch (Ctrl-C)", func(t *testing.T) {
+		dir := t.TempDir()
+		ctx, cancel := context.WithCancel(context.Background())
+		hooks := Hooks{Step: func(s StepInfo) {
+			if s.Run == "uniform-seed1" && s.Step == 5 {
+				cancel()
+			}
+		}}
+		_, err := Run(ctx, cfg, Options{OutDir: dir, Hooks: hooks})
+		if !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("want ErrInterrupted, got %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "runs", "uniform-seed1", "checkpoint.gob")); err != nil {
+			t.Fatal("no checkpoint after interrupt")
+		}
+		got, err := Run(context.Background(), cfg, Options{OutDir: dir, Resume: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := resultsOf(t, got), resultsOf(t, want); len(g) != len(w) || g["uniform-seed1"] != w["uniform-seed1"] || g["uniform-seed0"] != w["uniform-seed0"] {
+			t.Errorf("resumed results %v, uninterrupted %v", g, w)
+		}
+		sameLosses(t, wantLoss, readLosses(t, dir))
+	})
+
+	t.Run("crash after an epoch checkpoint", func(t *testing.T) {
+		dir := t.TempDir()
+		// Stop the second run right after its first epoch's checkpoint, then
+		// make the directory look as if the process had died two steps later:
+		// metrics lines past the checkpoint exist, no newer checkpoint.
+		ctx, cancel := context.WithCancel(context.Background())
+		var saved []byte
+		ck := filepath.Join(dir, "runs", "uniform-seed1", "checkpoint.gob")
+		hooks := Hooks{Step: func(s StepInfo) {
+			if s.Run != "uniform-seed1" {
+				return
+			}
+			if s.Step == 4 { // the epoch-1 checkpoint was written at step 3
+				saved, _ = os.ReadFile(ck)
+			}
+			if s.Step == 5 {
+				cancel()
+			}
+		}}
+		if _, err := Run(ctx, cfg, Options{OutDir: dir, Hooks: hooks}); !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("want ErrInterrupted, got %v", err)
+		}
+		if len(saved) == 0 {
+			t.Fatal("epoch checkpoint not found")
+		}
+		if err := os.WriteFile(ck, saved, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Run(context.Background(), cfg, Options{OutDir: dir, Resume: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := resultsOf(t, got), resultsOf(t, want); g["uniform-seed1"] != w["uniform-seed1"] {
+			t.Errorf("resumed %v, uninterrupted %v", g, w)
+		}
+		sameLosses(t, wantLoss, readLosses(t, dir))
+	})
+}
