@@ -43,6 +43,11 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 			return nil, fmt.Errorf("%s already holds a run (config.yaml exists): continue it with -resume %s, or choose another -out", dir, dir)
 		}
 	}
+	// Load the data first: a bad dataset leaves no half-made run directory.
+	ds, err := b.Load(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
 		return nil, err
 	}
@@ -54,10 +59,6 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 		if err := writeFileAtomic(cfgPath, y); err != nil {
 			return nil, err
 		}
-	}
-	ds, err := b.Load(&cfg)
-	if err != nil {
-		return nil, err
 	}
 	opt.Hooks.logf("dataset %s: %d instances, %d classes", ds.Name(), ds.NumInstances(), ds.NumClasses())
 

@@ -247,17 +247,17 @@ func (r *runner) train(ctx context.Context) error {
 		r.samplerSeconds += time.Since(t0).Seconds()
 		res, err := r.mod.Step(idx, r.aug)
 		if err != nil {
-			return fmt.Errorf("%s step %d: %w", r.spec.ID(), r.step, err)
+			return fmt.Errorf("%s step %d: %w", r.spec.ID(), r.step+1, err)
 		}
 		if !finite(res.Loss) {
 			return fmt.Errorf("%s: loss is %v at step %d (epoch %d); stopped without saving this state — the last good checkpoint is %s (lower train.lr or check the data)",
-				r.spec.ID(), res.Loss, r.step, r.step/bpe+1, r.ckptPath())
+				r.spec.ID(), res.Loss, r.step+1, r.step/bpe+1, r.ckptPath())
 		}
 		if len(res.Grads) != trainable {
 			return fmt.Errorf("%s: step returned %d gradients for %d trainable parameters", r.spec.ID(), len(res.Grads), trainable)
 		}
 		if err := r.opt.Step(res.Grads); err != nil {
-			return fmt.Errorf("%s step %d: optimiser: %w", r.spec.ID(), r.step, err)
+			return fmt.Errorf("%s step %d: optimiser: %w", r.spec.ID(), r.step+1, err)
 		}
 		r.step++
 		epoch := (r.step-1)/bpe + 1

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyToy copies the TU fixture of the data package into dir/tu/TOY.
+func copyToy(t *testing.T, dir string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "data", "testdata", "tu", "TOY")
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "tu", "TOY")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dst, e.Name()), string(b))
+	}
+	return dst
+}
+
+func TestCLIErrors(t *testing.T) {
+	dir := t.TempDir()
+	toy := copyToy(t, dir)
+	good := "data: {source: tu, name: TOY, path: tu/TOY, root: " + dir + "}\n"
+	cases := []struct {
+		name   string
+		config string
+		args   []string
+		setup  func()
+		want   []string
+	}{
+		{name: "bad key", config: good + "trian: {epochs: 2}\n", want: []string{"trian", "unknown key", "allowed keys", "train"}},
+		{name: "bad nested key", config: good + "train: {epochs: 2, bach_size: 3}\n", want: []string{"train.bach_size", "line 2", "batch_size"}},
+		{name: "bad set key", config: good, args: []string{"-set", "model.hiden=3"}, want: []string{"model.hiden", "unknown key", "hidden"}},
+		{name: "bad value", config: good + "loss: {kind: infonce, form: graphcl, temperature: -1}\n", want: []string{"loss.temperature"}},
+		{name: "missing config", args: []string{"-config", filepath.Join(dir, "nope.yaml")}, want: []string{"nope.yaml", "no such file"}},
+		{name: "missing dataset dir", config: "data: {source: tu, name: TOY, path: tu/NOPE, root: " + dir + "}\n", want: []string{"NOPE", "TOY_"}},
+		{name: "truncated dataset file", config: good, setup: func() {
+			// Cut the graph indicator: fewer lines than nodes in A.txt / node labels.
+			p := filepath.Join(toy, "TOY_graph_indicator.txt")
+			b, _ := os.ReadFile(p)
+			lines := strings.SplitAfter(string(b), "\n")
+			writeFile(t, p, strings.Join(lines[:4], ""))
+		}, want: []string{"TOY_", "line"}},
+		{name: "resume with config", args: []string{"-resume", dir, "-config", "x.yaml"}, want: []string{"-resume"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.setup != nil {
+				tc.setup()
+			}
+			args := tc.args
+			if tc.config != "" {
+				p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".yaml")
+				writeFile(t, p, tc.config)
+				args = append([]string{"-config", p, "-out", filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "_"))}, args...)
+			}
+			err := run(args)
+			if err == nil {
+				t.Fatal("expected an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestEmbeddedDefaultConfigParses(t *testing.T) {
+	dir := t.TempDir()
+	// -print-config exercises the embedded default without training.
+	old := os.Stdout
+	f, err := os.Create(filepath.Join(dir, "out.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout = f
+	err = run([]string{"-print-config"})
+	os.Stdout = old
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "out.yaml"))
+	if !strings.Contains(string(b), "source: synthetic") {
+		t.Errorf("printed config:\n%s", b)
+	}
+}

@@ -1,0 +1,79 @@
+package train
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/batchsampler-go/batchsampler/model"
+	"github.com/batchsampler-go/batchsampler/sampler"
+)
+
+// fakeModality trains one scalar parameter and reports a NaN loss at a
+// chosen step, to test the loop's handling of diverging runs.
+type fakeModality struct {
+	n      int
+	p      *model.Param
+	steps  int
+	nanAt  int
+	labels []int
+}
+
+type fakeDataset struct{ n int }
+
+func (d fakeDataset) Name() string      { return "fake" }
+func (d fakeDataset) NumInstances() int { return d.n }
+func (d fakeDataset) Labels() []int     { return make([]int, d.n) }
+func (d fakeDataset) NumClasses() int   { return 1 }
+
+type fakeBuilder struct{ nanAt int }
+
+func (f fakeBuilder) Load(*Config) (Dataset, error) { return fakeDataset{n: 40}, nil }
+func (f fakeBuilder) New(_ *Config, ds Dataset, _ uint64) (Modality, error) {
+	p := &model.Param{Name: "w", Trainable: true, Value: tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{1}))}
+	return &fakeModality{n: ds.NumInstances(), p: p, nanAt: f.nanAt, labels: ds.Labels()}, nil
+}
+
+func (f *fakeModality) NumInstances() int      { return f.n }
+func (f *fakeModality) Labels() []int          { return f.labels }
+func (f *fakeModality) Params() []*model.Param { return []*model.Param{f.p} }
+func (f *fakeModality) Step(idx []int, _ *rand.Rand) (StepResult, error) {
+	f.steps++
+	l := 1.0
+	if f.steps == f.nanAt {
+		l = math.NaN()
+	}
+	return StepResult{Loss: l, Grads: [][]float32{{0.1}}, Proj: make([]float32, 2*len(idx)), ProjDim: 2}, nil
+}
+func (f *fakeModality) Embed(string) (sampler.Embeddings, error) {
+	return sampler.Embeddings{N: f.n, D: 1, Data: make([]float32, f.n)}, nil
+}
+func (f *fakeModality) Evaluate(sampler.Embeddings, uint64) (Score, error) {
+	return Score{Metric: "fake", Value: 1}, nil
+}
+
+func TestNaNLossStopsAndKeepsCheckpoint(t *testing.T) {
+	Register("fake-nan", fakeBuilder{nanAt: 7}) // 40 instances, B=10: 4 steps per epoch
+	cfg := mustParse(t, "modality: fake-nan\ndata: {source: synthetic}\ntrain: {epochs: 3, batch_size: 10}\n")
+	dir := t.TempDir()
+	_, err := Run(context.Background(), cfg, Options{OutDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "loss is NaN at step 7 (epoch 2)") || !strings.Contains(err.Error(), "checkpoint") {
+		t.Fatalf("want a NaN error naming the step and the checkpoint, got %v", err)
+	}
+	c, err := loadCheckpoint(filepath.Join(dir, "runs", "uniform-seed0", "checkpoint.gob"))
+	if err != nil {
+		t.Fatalf("the last good checkpoint is gone: %v", err)
+	}
+	if c.Step != 4 {
+		t.Errorf("checkpoint at step %d, want the end of epoch 1 (step 4)", c.Step)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs", "uniform-seed0", "result.json")); err == nil {
+		t.Error("a diverged run must not leave a result")
+	}
+}
