@@ -5,6 +5,20 @@
 // (kNN, BatchSampler) also implement Refresher and are given an embedding of
 // the whole dataset every t iterations. The package has no dependency on
 // Gorgonia: any Go training loop can use it.
+//
+// Where to find what (symbols and algorithm numbers as in the BatchSampler
+// paper: N instances, batch size B, M candidates and K neighbours per node,
+// restart probability α, graph refresh interval t; Algorithm 1 is the
+// training loop, which batchsampler.go serves):
+//   - proximity.go: Algorithm 2, the proximity graph (BuildProximityGraph),
+//     and the exact kNN graph (BuildKNNGraph); gemm.go and topk.go are its
+//     float32 GEMM and top-K kernels.
+//   - walk.go: Algorithm 3, random walk with restart (and RW, BFS, DFS).
+//   - batchsampler.go: BatchSampler (Config, epochs, Refresh, state);
+//     schedule.go: the α schedule; knn.go: the kNN Sampler baseline.
+//   - diagnostics.go: false-negative ratio, in-batch cosine, graph
+//     statistics; stats.go: the Gaussian-mixture comparison behind
+//     cmd/samplerstats.
 package sampler
 
 import "encoding"

@@ -118,7 +118,11 @@ type runner struct {
 	fnSum          float64 // false-negative ratio summed over the current epoch
 	fnCount        int
 	lastEpochFN    float64
+	refreshed      bool // a refresh happened before the current step
 }
+
+// histBins is the number of bins of the logged in-batch cosine histograms.
+const histBins = 20
 
 func (r *runner) ckptPath() string { return filepath.Join(r.dir, "checkpoint.gob") }
 
@@ -201,13 +205,15 @@ func (r *runner) refreshIfDue() error {
 	t2 := time.Now()
 	r.samplerSeconds += t2.Sub(t0).Seconds()
 	rec := map[string]any{"event": "refresh", "step": r.step, "embed_seconds": t1.Sub(t0).Seconds(), "build_seconds": t2.Sub(t1).Seconds()}
-	if st, ok := r.smp.(interface {
-		NeighbourStats(labels []int) map[string]float64
-	}); ok {
-		for k, v := range st.NeighbourStats(r.labels) {
-			rec[k] = v
+	if gs, ok := r.smp.(interface{ Graph() *sampler.Graph }); ok && gs.Graph() != nil {
+		if st, err := sampler.NeighbourStats(gs.Graph(), emb, r.labels); err == nil {
+			rec["graph_neighbour_cos"] = st.MeanCosine
+			rec["graph_label_agreement"] = st.LabelAgreement
+			rec["graph_zero_in_degree"] = st.ZeroInDegree
+			rec["graph_max_in_degree"] = st.MaxInDegree
 		}
 	}
+	r.refreshed = true
 	return r.metrics.write(rec)
 }
 
@@ -277,6 +283,18 @@ func (r *runner) train(ctx context.Context) error {
 			if err := r.metrics.write(rec); err != nil {
 				return err
 			}
+		}
+		if r.refreshed || (r.step-1)%bpe == 0 {
+			// The in-batch cosine similarity histogram of this batch (first
+			// view's projections by the model being trained), at the start of
+			// every epoch and after every refresh: the paper's Figures 4-5.
+			h := sampler.CosineHistogram(seq(len(idx)), sampler.Embeddings{N: len(idx), D: res.ProjDim, Data: res.Proj}, histBins)
+			if h != nil {
+				if err := r.metrics.write(map[string]any{"event": "cos_hist", "run": r.spec.ID(), "sampler": r.spec.Sampler.DisplayName(), "step": r.step, "epoch": epoch, "hist": h}); err != nil {
+					return err
+				}
+			}
+			r.refreshed = false
 		}
 		if r.hooks.Step != nil {
 			r.hooks.Step(StepInfo{Run: r.spec.ID(), Step: r.step, TotalSteps: total, Epoch: epoch, Loss: res.Loss, Elapsed: time.Duration(elapsed * float64(time.Second))})

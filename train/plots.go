@@ -16,13 +16,14 @@ import (
 )
 
 type metricLine struct {
-	Event   string   `json:"event"`
-	Run     string   `json:"run"`
-	Sampler string   `json:"sampler"`
-	Step    int      `json:"step"`
-	Epoch   int      `json:"epoch"`
-	Loss    *float64 `json:"loss"`
-	FNMean  *float64 `json:"fn_ratio_mean"`
+	Event   string    `json:"event"`
+	Run     string    `json:"run"`
+	Sampler string    `json:"sampler"`
+	Step    int       `json:"step"`
+	Epoch   int       `json:"epoch"`
+	Loss    *float64  `json:"loss"`
+	FNMean  *float64  `json:"fn_ratio_mean"`
+	Hist    []float64 `json:"hist"`
 }
 
 // writePlots draws DIR/plots/loss.png (epoch-mean training loss of every run)
@@ -35,8 +36,9 @@ func writePlots(dir string) error {
 	}
 	defer f.Close()
 	type acc struct{ sum, n float64 }
-	loss := map[string]map[int]*acc{} // run → epoch → loss
-	fn := map[string]map[int]*acc{}   // sampler → epoch → fn ratio
+	loss := map[string]map[int]*acc{}  // run → epoch → loss
+	fn := map[string]map[int]*acc{}    // sampler → epoch → fn ratio
+	hists := map[string][]metricLine{} // sampler → cos_hist events
 	runSampler := map[string]string{}
 	var runs, samplers []string
 	sc := bufio.NewScanner(f)
@@ -62,6 +64,8 @@ func writePlots(dir string) error {
 			}
 			a.sum += *m.Loss
 			a.n++
+		case m.Event == "cos_hist" && len(m.Hist) > 0:
+			hists[m.Sampler] = append(hists[m.Sampler], m)
 		case m.Event == "epoch_end" && m.FNMean != nil:
 			s := runSampler[m.Run]
 			if fn[s] == nil {
@@ -122,5 +126,55 @@ func writePlots(dir string) error {
 	if err := draw("loss.png", "Training loss (epoch mean)", "loss", runs, loss); err != nil {
 		return err
 	}
-	return draw("fn_ratio.png", "False-negative ratio of the batches (mean over seeds)", "share of same-label pairs", samplers, fn)
+	if err := draw("fn_ratio.png", "False-negative ratio of the batches (mean over seeds)", "share of same-label pairs", samplers, fn); err != nil {
+		return err
+	}
+	return drawHistograms(filepath.Join(dir, "plots", "similarity_hist.png"), samplers, hists)
+}
+
+// drawHistograms plots, per sampler, the mean in-batch cosine similarity
+// histogram over the last quarter of training (all seeds).
+func drawHistograms(path string, samplers []string, hists map[string][]metricLine) error {
+	p := plot.New()
+	p.Title.Text = "In-batch cosine similarity, last quarter of training"
+	p.X.Label.Text = "cosine similarity of a pair in the batch (projections)"
+	p.Y.Label.Text = "share of pairs"
+	p.Legend.Top = true
+	p.Legend.Left = true
+	for i, s := range samplers {
+		hs := hists[s]
+		if len(hs) == 0 {
+			continue
+		}
+		maxStep := 0
+		for _, h := range hs {
+			maxStep = max(maxStep, h.Step)
+		}
+		bins := len(hs[0].Hist)
+		mean := make([]float64, bins)
+		n := 0.0
+		for _, h := range hs {
+			if h.Step*4 < maxStep*3 || len(h.Hist) != bins {
+				continue
+			}
+			for j, v := range h.Hist {
+				mean[j] += v
+			}
+			n++
+		}
+		pts := make(plotter.XYs, bins)
+		for j := range mean {
+			pts[j] = plotter.XY{X: -1 + (float64(j)+0.5)*2/float64(bins), Y: mean[j] / n}
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.Color = plotutil.Color(i)
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(s, l)
+	}
+	p.Add(plotter.NewGrid())
+	return p.Save(16*vg.Centimeter, 10*vg.Centimeter, path)
 }

@@ -1,0 +1,331 @@
+package sampler
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+	"math/rand/v2"
+)
+
+// Graph kinds of Config.Graph.
+const (
+	GraphProximity = "proximity" // Algorithm 2 (the default)
+	GraphKNN       = "knn"       // exact top-K over the whole dataset
+)
+
+// Defaults of Config.
+const (
+	DefaultK = 100  // neighbours kept per node
+	DefaultM = 1000 // candidates per node
+)
+
+// Config configures a BatchSampler. Zero fields take the documented defaults.
+type Config struct {
+	// BatchSize is B, the number of distinct instances per batch (required).
+	BatchSize int
+	// M is the number of candidates per node and K the number of neighbours
+	// kept (M ≥ K; M ≥ N−1 means all other nodes). Defaults: K = 100 (or
+	// M if M < 100), M = max(1000, K); both are clamped to N−1.
+	M, K int
+	// Walk is WalkRWR (default), WalkRW, WalkBFS or WalkDFS.
+	Walk string
+	// Graph is GraphProximity (default) or GraphKNN (the exact kNN graph:
+	// M is not used).
+	Graph string
+	// Alpha is the restart probability α of RWR over training, driven by
+	// SetProgress (the other walks ignore it). The zero Schedule means
+	// DefaultAlpha (0.2 → 0.05, linear).
+	Alpha Schedule
+	// RefreshEvery is t: the training loop rebuilds the graph every t steps
+	// (0: only before step 0).
+	RefreshEvery int
+	// MaxWalkSteps caps the steps of a walk from one start node before the
+	// walk falls back to a new start (see Walk); 0 means 100·B.
+	MaxWalkSteps int
+	// CandidateSharing is ShareBlock (default) or ShareNode; BlockSize is the
+	// block size for ShareBlock (0: DefaultBlockSize). See BuildProximityGraph.
+	CandidateSharing string
+	BlockSize        int
+	// Workers is the number of goroutines building the graph (0: GOMAXPROCS).
+	// Batches do not depend on it.
+	Workers int
+}
+
+// resolve fills defaults and checks c for a dataset of n instances.
+func (c Config) resolve(n int) (Config, error) {
+	if n <= 0 {
+		return c, fmt.Errorf("need at least one instance, got n=%d", n)
+	}
+	if c.BatchSize <= 0 {
+		return c, fmt.Errorf("Config.BatchSize must be positive, got %d", c.BatchSize)
+	}
+	c.BatchSize = min(c.BatchSize, n)
+	if c.K == 0 {
+		c.K = DefaultK
+		if c.M > 0 {
+			c.K = min(DefaultK, c.M)
+		}
+	}
+	if c.M == 0 {
+		c.M = max(DefaultM, c.K)
+	}
+	if c.K < 0 || c.M < 0 {
+		return c, fmt.Errorf("Config.M and Config.K must be ≥ 0, got M=%d K=%d", c.M, c.K)
+	}
+	if c.M < c.K {
+		return c, fmt.Errorf("Config.M (candidates) must be ≥ Config.K (neighbours), got M=%d K=%d", c.M, c.K)
+	}
+	c.M, c.K = min(c.M, max(n-1, 0)), min(c.K, max(n-1, 0))
+	w, err := validWalk(c.Walk)
+	if err != nil {
+		return c, fmt.Errorf("Config.Walk: %w", err)
+	}
+	c.Walk = w
+	switch c.Graph {
+	case "":
+		c.Graph = GraphProximity
+	case GraphProximity, GraphKNN:
+	default:
+		return c, fmt.Errorf("Config.Graph is %q, want %q or %q", c.Graph, GraphProximity, GraphKNN)
+	}
+	if c.Alpha.IsZero() {
+		c.Alpha = DefaultAlpha
+	}
+	if err := c.Alpha.Validate(0, 1); err != nil {
+		return c, fmt.Errorf("Config.Alpha: %w", err)
+	}
+	if c.RefreshEvery < 0 {
+		return c, fmt.Errorf("Config.RefreshEvery must be ≥ 0, got %d", c.RefreshEvery)
+	}
+	if c.MaxWalkSteps < 0 {
+		return c, fmt.Errorf("Config.MaxWalkSteps must be ≥ 0, got %d", c.MaxWalkSteps)
+	}
+	if c.MaxWalkSteps == 0 {
+		c.MaxWalkSteps = 100 * c.BatchSize
+	}
+	switch c.CandidateSharing {
+	case "":
+		c.CandidateSharing = ShareBlock
+	case ShareBlock, ShareNode:
+	default:
+		return c, fmt.Errorf("Config.CandidateSharing is %q, want %q or %q", c.CandidateSharing, ShareBlock, ShareNode)
+	}
+	if c.BlockSize < 0 {
+		return c, fmt.Errorf("Config.BlockSize must be ≥ 0, got %d", c.BlockSize)
+	}
+	if c.BlockSize == 0 {
+		c.BlockSize = DefaultBlockSize
+	}
+	if c.Workers < 0 {
+		return c, fmt.Errorf("Config.Workers must be ≥ 0, got %d", c.Workers)
+	}
+	return c, nil
+}
+
+var (
+	_ Sampler   = (*BatchSampler)(nil)
+	_ Refresher = (*BatchSampler)(nil)
+	_ Scheduled = (*BatchSampler)(nil)
+	_ Sampler   = (*KNN)(nil)
+	_ Refresher = (*KNN)(nil)
+	_ Sampler   = (*Uniform)(nil)
+)
+
+// BatchSampler is the sampler of the paper (its Algorithm 1, "Contrastive
+// Learning with BatchSampler", with Algorithms 2 and 3): every t steps it
+// builds a proximity graph G of the instances from their current embeddings
+// (Refresh, proximity.go), and every batch is a walk on G (walk.go, Walk):
+// from a start node not yet covered in the epoch, a random walk with restart
+// probability α collects B distinct instances. A walk that gets stuck (step
+// cap, no new node for a while, or a small component) continues from the
+// next node not yet covered; see Walk.
+//
+// Epochs have ceil(N/B) batches, the same number of iterations as Uniform.
+// Because walks overlap, an epoch covers only part of the dataset; Coverage
+// and CoverageHistory report the share. Before the first Refresh (or
+// SetGraph) it hands out Uniform batches (a random permutation cut into
+// consecutive batches). In graph mode every batch has exactly min(B, N)
+// distinct indices and its first index is the walk's start node.
+type BatchSampler struct {
+	cfg      Config
+	n        int
+	seed     uint64
+	src      *rand.PCG
+	rng      *rand.Rand
+	g        *Graph
+	builds   uint64 // graphs built so far (drives the build seeds)
+	step     int
+	total    int
+	ep       epoch
+	w        walker
+	inBatch  func(int32) bool
+	nextNode func() int32
+}
+
+// NewBatchSampler returns a BatchSampler over n instances.
+func NewBatchSampler(cfg Config, n int, seed uint64) (*BatchSampler, error) {
+	c, err := cfg.resolve(n)
+	if err != nil {
+		return nil, fmt.Errorf("sampler: batchsampler: %w", err)
+	}
+	src := rand.NewPCG(seed, 0x5eed0002)
+	s := &BatchSampler{cfg: c, n: n, seed: seed, src: src, rng: rand.New(src), ep: newEpoch(n, c.BatchSize), total: 1}
+	s.inBatch = s.w.has
+	s.nextNode = func() int32 { return s.ep.nextStart(s.rng, s.inBatch) }
+	return s, nil
+}
+
+// Config returns the configuration with defaults filled in.
+func (s *BatchSampler) Config() Config { return s.cfg }
+
+// N returns the number of instances.
+func (s *BatchSampler) N() int { return s.n }
+
+// BatchSize returns B.
+func (s *BatchSampler) BatchSize() int { return s.cfg.BatchSize }
+
+// BatchesPerEpoch returns ceil(N/B).
+func (s *BatchSampler) BatchesPerEpoch() int { return s.ep.batchesPerEpoch() }
+
+// RefreshEvery returns t.
+func (s *BatchSampler) RefreshEvery() int { return s.cfg.RefreshEvery }
+
+// SetProgress sets the training progress that drives the α schedule.
+func (s *BatchSampler) SetProgress(step, total int) { s.step, s.total = step, total }
+
+// Alpha returns the current restart probability α.
+func (s *BatchSampler) Alpha() float64 { return s.cfg.Alpha.Value(s.step, s.total) }
+
+// Graph returns the current graph (nil before the first Refresh). It must
+// not be modified.
+func (s *BatchSampler) Graph() *Graph { return s.g }
+
+// Coverage returns the share of the dataset covered by the batches of the
+// epoch in progress (or of the epoch just finished, until the next batch).
+func (s *BatchSampler) Coverage() float64 { return s.ep.coverage() }
+
+// CoverageHistory returns the coverage of every finished epoch.
+func (s *BatchSampler) CoverageHistory() []float64 { return append([]float64(nil), s.ep.history...) }
+
+// Refresh rebuilds the graph from embeddings of all N instances (any N×D
+// matrix; it is not modified): Algorithm 2 for Config.Graph = "proximity",
+// the exact kNN graph for "knn".
+func (s *BatchSampler) Refresh(e Embeddings) error {
+	if e.N != s.n {
+		return fmt.Errorf("sampler: batchsampler: refresh with %d embeddings, want one per instance (%d)", e.N, s.n)
+	}
+	u, err := normalizeRows(e)
+	if err != nil {
+		return fmt.Errorf("sampler: batchsampler: refresh: %w", err)
+	}
+	var g *Graph
+	if s.cfg.Graph == GraphKNN {
+		g, err = buildKNN(u, e.N, e.D, s.cfg.K, s.cfg.Workers)
+	} else {
+		g, err = buildProximity(u, e.N, e.D, GraphOptions{
+			M: s.cfg.M, K: s.cfg.K, CandidateSharing: s.cfg.CandidateSharing,
+			BlockSize: s.cfg.BlockSize, Workers: s.cfg.Workers,
+			Seed: mix64(s.seed ^ mix64(s.builds+1)),
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("sampler: batchsampler: refresh: %w", err)
+	}
+	s.g = g
+	s.builds++
+	return nil
+}
+
+// SetGraph installs a graph built elsewhere (not copied), in place of
+// Refresh. It must have one node per instance.
+func (s *BatchSampler) SetGraph(g *Graph) error {
+	if g == nil || g.N != s.n || len(g.Adj) != g.N*g.K {
+		return fmt.Errorf("sampler: batchsampler: SetGraph needs a graph of %d nodes with N·K adjacency entries", s.n)
+	}
+	s.g = g
+	return nil
+}
+
+// Next returns the next batch: a walk on the graph (Uniform before the first
+// Refresh). The slice is owned by the caller.
+func (s *BatchSampler) Next() []int {
+	s.ep.begin(s.rng)
+	var batch []int
+	if s.g == nil {
+		batch = s.ep.uniformBatch(make([]int, 0, s.cfg.BatchSize))
+	} else {
+		s.w.begin(s.g)
+		start := s.nextNode()
+		batch = s.w.walk(start, walkParams{kind: s.cfg.Walk, b: s.cfg.BatchSize, alpha: s.Alpha(), maxSteps: s.cfg.MaxWalkSteps},
+			s.src, s.nextNode, make([]int, 0, s.cfg.BatchSize))
+	}
+	s.ep.finish(batch)
+	return batch
+}
+
+type batchSamplerState struct {
+	N           int
+	Cfg         Config
+	Seed        uint64
+	RNG         []byte
+	HasGraph    bool
+	GraphK      int
+	Adj         []byte
+	Builds      uint64
+	Step, Total int
+	Epoch       epochState
+}
+
+// MarshalBinary saves everything Next depends on: configuration, seed, RNG
+// state, graph, epoch position, covered set and progress.
+func (s *BatchSampler) MarshalBinary() ([]byte, error) {
+	r, err := s.src.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("sampler: batchsampler: save rng: %w", err)
+	}
+	st := batchSamplerState{N: s.n, Cfg: s.cfg, Seed: s.seed, RNG: r, Builds: s.builds, Step: s.step, Total: s.total, Epoch: s.ep.state()}
+	if s.g != nil {
+		st.HasGraph, st.GraphK, st.Adj = true, s.g.K, int32sToBytes(s.g.Adj)
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(st); err != nil {
+		return nil, fmt.Errorf("sampler: batchsampler: encode state: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// UnmarshalBinary restores a state saved by MarshalBinary. The sampler must
+// have been created for the same N and configuration (Workers may differ).
+func (s *BatchSampler) UnmarshalBinary(p []byte) error {
+	var st batchSamplerState
+	if err := gob.NewDecoder(bytes.NewReader(p)).Decode(&st); err != nil {
+		return fmt.Errorf("sampler: batchsampler: decode state: %w", err)
+	}
+	if st.N != s.n {
+		return fmt.Errorf("sampler: batchsampler: state is for N=%d, sampler has N=%d", st.N, s.n)
+	}
+	a, b := st.Cfg, s.cfg
+	a.Workers, b.Workers = 0, 0
+	if a != b {
+		return fmt.Errorf("sampler: batchsampler: state has config %+v, sampler has %+v", a, b)
+	}
+	var g *Graph
+	if st.HasGraph {
+		adj, err := bytesToInt32s(st.Adj)
+		if err != nil {
+			return fmt.Errorf("sampler: batchsampler: state graph: %w", err)
+		}
+		if g, err = NewGraph(s.n, st.GraphK, adj); err != nil {
+			return fmt.Errorf("sampler: batchsampler: state graph: %w", err)
+		}
+	}
+	ep := newEpoch(s.n, s.cfg.BatchSize)
+	if err := ep.restore(st.Epoch); err != nil {
+		return fmt.Errorf("sampler: batchsampler: state: %w", err)
+	}
+	if err := s.src.UnmarshalBinary(st.RNG); err != nil {
+		return fmt.Errorf("sampler: batchsampler: restore rng: %w", err)
+	}
+	s.seed, s.g, s.builds, s.step, s.total, s.ep = st.Seed, g, st.Builds, st.Step, st.Total, ep
+	return nil
+}

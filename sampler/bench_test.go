@@ -1,0 +1,144 @@
+package sampler
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// randomEmbeddings returns n×d standard normal float32 rows.
+func randomEmbeddings(n, d int, seed uint64) Embeddings {
+	r := rand.New(rand.NewPCG(seed, 99))
+	e := Embeddings{N: n, D: d, Data: make([]float32, n*d)}
+	for i := range e.Data {
+		e.Data[i] = float32(r.NormFloat64())
+	}
+	return e
+}
+
+func benchProximity(b *testing.B, n, d, m, k int, sharing string, bs int) {
+	e := randomEmbeddings(n, d, 1)
+	u, err := normalizeRows(e)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		if _, err := buildProximity(u, n, d, GraphOptions{M: m, K: k, CandidateSharing: sharing, BlockSize: bs, Seed: uint64(i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// BenchmarkProximityGraph50k is the acceptance benchmark: N=50,000, d=128,
+// M=1000, K=100, shared candidate blocks (the default), on all cores.
+func BenchmarkProximityGraph50k(b *testing.B) {
+	benchProximity(b, 50000, 128, 1000, 100, ShareBlock, 0)
+}
+
+// BenchmarkProximityGraph50kNode is Algorithm 2 literally (per-node candidates).
+func BenchmarkProximityGraph50kNode(b *testing.B) {
+	benchProximity(b, 50000, 128, 1000, 100, ShareNode, 0)
+}
+
+// graph50k is the N=50,000, d=128, M=1000, K=100 proximity graph shared by
+// the walk benchmarks.
+var graph50k *Graph
+
+func getGraph50k(b *testing.B) *Graph {
+	if graph50k == nil {
+		e := randomEmbeddings(50000, 128, 1)
+		g, err := BuildProximityGraph(e, GraphOptions{M: 1000, K: 100, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		graph50k = g
+	}
+	return graph50k
+}
+
+func benchWalk(b *testing.B, kind string, alpha float64) {
+	g := getGraph50k(b)
+	s, err := NewBatchSampler(Config{BatchSize: 256, M: 1000, K: 100, Walk: kind, Alpha: Schedule{Start: alpha, Kind: ScheduleConstant}}, g.N, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.SetGraph(g); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if len(s.Next()) != 256 {
+			b.Fatal("short batch")
+		}
+	}
+}
+
+// BenchmarkRWRBatch256 is the acceptance benchmark: one RWR batch of 256
+// (α = 0.2) on the N=50k, K=100 proximity graph, through Next.
+func BenchmarkRWRBatch256(b *testing.B)        { benchWalk(b, WalkRWR, 0.2) }
+func BenchmarkRWRBatch256Alpha05(b *testing.B) { benchWalk(b, WalkRWR, 0.5) }
+func BenchmarkRWBatch256(b *testing.B)         { benchWalk(b, WalkRW, 0) }
+func BenchmarkBFSBatch256(b *testing.B)        { benchWalk(b, WalkBFS, 0) }
+func BenchmarkDFSBatch256(b *testing.B)        { benchWalk(b, WalkDFS, 0) }
+
+// BenchmarkTopK1001 selects K=100 of 1001 cosine-like scores (one row of the
+// proximity-graph build).
+func BenchmarkTopK1001(b *testing.B) {
+	e := randomEmbeddings(64, 1001, 3)
+	for i := range e.Data {
+		e.Data[i] *= 0.09
+	}
+	var s topK
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.reset(100)
+		s.push(e.Row(i%64), 0)
+		_ = s.result()
+	}
+}
+
+// BenchmarkPackPanels1001 packs 1001 random rows of a 50k×128 matrix (the
+// per-block candidate packing of the proximity-graph build).
+func BenchmarkPackPanels1001(b *testing.B) {
+	e := randomEmbeddings(50000, 128, 1)
+	r := rand.New(rand.NewPCG(1, 2))
+	rows := make([]int32, 1001)
+	for i := range rows {
+		rows[i] = int32(r.IntN(50000))
+	}
+	p := make([]float32, roundUp(1001, 16)*128)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		packPanels(p, e.Data, 128, rows, 1001)
+	}
+}
+
+// BenchmarkKNNGraph10k is the exact kNN graph (Config.Graph = "knn") of
+// N=10,000 rows of d=128 with K=100: all N² similarities.
+func BenchmarkKNNGraph10k(b *testing.B) {
+	e := randomEmbeddings(10000, 128, 1)
+	u, _ := normalizeRows(e)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := buildKNN(u, 10000, 128, 100, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkKNNSamplerBatch256 is one kNN Sampler batch (anchor + 255
+// nearest of N=50,000, d=128).
+func BenchmarkKNNSamplerBatch256(b *testing.B) {
+	e := randomEmbeddings(50000, 128, 1)
+	s, _ := NewKNN(50000, 256, 0, 1)
+	if err := s.Refresh(e); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.Next()
+	}
+}

@@ -1,0 +1,192 @@
+package sampler
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Batch diagnostics (reusable by any training loop): how many in-batch
+// negatives are false negatives and how similar the batch is.
+
+// FalseNegativeRatio returns the share of the unordered pairs {i, j} of the
+// batch whose instances have the same label (false negatives for in-batch
+// contrastive learning). It is 0 for batches of fewer than two instances and
+// NaN if an index is outside labels.
+func FalseNegativeRatio(batch []int, labels []int) float64 {
+	n := len(batch)
+	if n < 2 {
+		return 0
+	}
+	ls := make([]int, n)
+	for i, v := range batch {
+		if v < 0 || v >= len(labels) {
+			return math.NaN()
+		}
+		ls[i] = labels[v]
+	}
+	slices.Sort(ls)
+	var same float64
+	for i := 0; i < n; {
+		j := i
+		for j < n && ls[j] == ls[i] {
+			j++
+		}
+		c := float64(j - i)
+		same += c * (c - 1) / 2
+		i = j
+	}
+	return same / (float64(n) * float64(n-1) / 2)
+}
+
+// unitRows returns the rows of batch as float64 unit vectors (zero rows stay
+// zero), or nil if an index is outside e.
+func unitRows(batch []int, e Embeddings) [][]float64 {
+	rows := make([][]float64, len(batch))
+	for i, v := range batch {
+		if v < 0 || v >= e.N || len(e.Data) < (v+1)*e.D {
+			return nil
+		}
+		r := make([]float64, e.D)
+		var s float64
+		for j, x := range e.Row(v) {
+			r[j] = float64(x)
+			s += r[j] * r[j]
+		}
+		if s > 0 {
+			inv := 1 / math.Sqrt(s)
+			for j := range r {
+				r[j] *= inv
+			}
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+// MeanCosine returns the mean cosine similarity over the unordered pairs of
+// the batch (a zero row has cosine 0 with everything). It is 0 for batches of
+// fewer than two instances and NaN if an index is outside e. It costs
+// O(B·D): Σ_{i<j} u_i·u_j = (|Σ u_i|² − Σ |u_i|²)/2.
+func MeanCosine(batch []int, e Embeddings) float64 {
+	n := len(batch)
+	if n < 2 {
+		return 0
+	}
+	rows := unitRows(batch, e)
+	if rows == nil {
+		return math.NaN()
+	}
+	sum := make([]float64, e.D)
+	var self float64
+	for _, r := range rows {
+		for j, x := range r {
+			sum[j] += x
+			self += x * x
+		}
+	}
+	var tot float64
+	for _, x := range sum {
+		tot += x * x
+	}
+	return (tot - self) / 2 / (float64(n) * float64(n-1) / 2)
+}
+
+// PairCosines returns the cosine similarity of every unordered pair of the
+// batch, in the order (0,1), (0,2), …, (1,2), …; nil if an index is outside e.
+func PairCosines(batch []int, e Embeddings) []float64 {
+	rows := unitRows(batch, e)
+	if rows == nil {
+		return nil
+	}
+	out := make([]float64, 0, len(batch)*(len(batch)-1)/2)
+	for i := range rows {
+		for j := i + 1; j < len(rows); j++ {
+			var s float64
+			for k, x := range rows[i] {
+				s += x * rows[j][k]
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// CosineHistogram returns the share of the batch's unordered pairs whose
+// cosine similarity falls in each of bins equal bins over [−1, 1] (the last
+// bin includes 1). It returns nil for bins < 1, an index outside e, or a batch
+// of fewer than two instances.
+func CosineHistogram(batch []int, e Embeddings, bins int) []float64 {
+	if bins < 1 {
+		return nil
+	}
+	cs := PairCosines(batch, e)
+	if len(cs) == 0 {
+		return nil
+	}
+	h := make([]float64, bins)
+	for _, c := range cs {
+		b := int((c + 1) / 2 * float64(bins))
+		h[min(max(b, 0), bins-1)]++
+	}
+	for i := range h {
+		h[i] /= float64(len(cs))
+	}
+	return h
+}
+
+// NeighbourStatistics describe a graph's edges against embeddings and labels.
+type NeighbourStatistics struct {
+	Edges          int     // N·K
+	MeanCosine     float64 // mean cosine similarity between a node and its out-neighbours
+	LabelAgreement float64 // share of edges joining equal labels (NaN without labels)
+	ZeroInDegree   float64 // share of nodes no edge points at (unreachable by walks except as starts)
+	MaxInDegree    int     // largest number of edges pointing at one node
+}
+
+// NeighbourStats computes NeighbourStatistics of g for embeddings e (one row
+// per node) and labels (nil to skip label agreement).
+func NeighbourStats(g *Graph, e Embeddings, labels []int) (NeighbourStatistics, error) {
+	var st NeighbourStatistics
+	if g == nil || e.N != g.N || len(e.Data) != e.N*e.D {
+		return st, fmt.Errorf("sampler: neighbour stats: graph and embeddings must have the same N and N·D values")
+	}
+	if labels != nil && len(labels) != g.N {
+		return st, fmt.Errorf("sampler: neighbour stats: %d labels for %d nodes", len(labels), g.N)
+	}
+	all := make([]int, g.N)
+	for i := range all {
+		all[i] = i
+	}
+	rows := unitRows(all, e)
+	var cos, agree float64
+	for i := 0; i < g.N; i++ {
+		for _, v := range g.Neighbours(i) {
+			var s float64
+			for k, x := range rows[i] {
+				s += x * rows[v][k]
+			}
+			cos += s
+			if labels != nil && labels[i] == labels[v] {
+				agree++
+			}
+		}
+	}
+	st.Edges = g.N * g.K
+	st.LabelAgreement = math.NaN()
+	if st.Edges > 0 {
+		st.MeanCosine = cos / float64(st.Edges)
+		if labels != nil {
+			st.LabelAgreement = agree / float64(st.Edges)
+		}
+	}
+	zero := 0
+	for _, d := range g.InDegrees() {
+		if d == 0 {
+			zero++
+		}
+		st.MaxInDegree = max(st.MaxInDegree, d)
+	}
+	st.ZeroInDegree = float64(zero) / float64(g.N)
+	return st, nil
+}

@@ -1,0 +1,84 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func kern6x16AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+//
+// C[0:6][0:16] = A[0:6][0:k] · P[0:k][0:16], where A is row-major with row
+// stride lda (elements), P is one packed panel (k rows of 16 contiguous
+// floats) and C is row-major with stride ldc. C is overwritten.
+// Registers: Y0-Y11 hold the 6×16 tile (two YMM per row), Y12/Y13 the panel
+// row, Y14/Y15 the broadcast A elements.
+TEXT ·kern6x16AVX2(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	SHLQ $2, R8
+	MOVQ b+24(FP), BX
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R9
+	SHLQ $2, R9
+	LEAQ (SI)(R8*2), DI
+	ADDQ R8, DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	TESTQ CX, CX
+	JE   store
+
+loop:
+	VMOVUPS (BX), Y12
+	VMOVUPS 32(BX), Y13
+	VBROADCASTSS (SI), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS (SI)(R8*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS (SI)(R8*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS (DI), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VBROADCASTSS (DI)(R8*1), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS (DI)(R8*2), Y15
+	VFMADD231PS Y12, Y15, Y10
+	VFMADD231PS Y13, Y15, Y11
+	ADDQ $4, SI
+	ADDQ $4, DI
+	ADDQ $64, BX
+	DECQ CX
+	JNZ  loop
+
+store:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ R9, DX
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ R9, DX
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R9, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ R9, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ R9, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET

@@ -1,0 +1,479 @@
+package sampler
+
+// Algorithm 2 of the paper, "Proximity Graph Construction" (numbered in the
+// order the algorithms appear in the paper: 1 is the training pipeline, 2
+// this one, 3 the random walk with restart of walk.go).
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// Candidate sharing modes of GraphOptions.CandidateSharing.
+const (
+	// ShareBlock lets a block of BlockSize nodes share one candidate draw, so
+	// that each block's similarities are one GEMM (the fast path).
+	ShareBlock = "block"
+	// ShareNode draws an independent candidate set for every node, literally
+	// as in Algorithm 2 (slower: one gather and M dot products per node).
+	ShareNode = "node"
+)
+
+// DefaultBlockSize is the number of nodes that share one candidate set when
+// GraphOptions.BlockSize is 0.
+const DefaultBlockSize = 64
+
+// minBlocksPerNode is the least mean number of blocks whose candidate set
+// contains a given node, (M+1)/BlockSize: BlockSize is lowered (down to 6)
+// to keep it. A node drawn by no block has no in-edge, so walks can only
+// reach it as a start node; with ShareNode that chance is about e^(−M), with
+// ShareBlock about e^(−(M+1)/BlockSize), hence at most e^(−16) here.
+// (Measured with M=100, N=2000 and blocks of 64: 20% of the nodes had no
+// in-edge, against 0.1% per node.)
+const minBlocksPerNode = 16
+
+// chunkCols bounds the number of candidate columns scored at once (the exact
+// kNN graph streams all N nodes through the top-K selectors in chunks).
+const chunkCols = 2048
+
+// GraphOptions configure BuildProximityGraph.
+type GraphOptions struct {
+	// M is the number of candidates drawn per node and K the number of
+	// neighbours kept (1 ≤ K ≤ M). Both are clamped to N−1; M ≥ N−1 means
+	// "all other nodes", which yields the exact kNN graph.
+	M, K int
+	// CandidateSharing is ShareBlock (default) or ShareNode.
+	CandidateSharing string
+	// BlockSize is the largest number of nodes sharing a candidate set in
+	// ShareBlock mode (0 means DefaultBlockSize); it is lowered so that every
+	// node is a candidate of about 16 blocks, see minBlocksPerNode.
+	BlockSize int
+	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
+	// The graph does not depend on it.
+	Workers int
+	// Seed drives the candidate draws.
+	Seed uint64
+}
+
+// BuildProximityGraph builds the proximity graph G of the paper
+// (Algorithm 2 and Eq. 3) from embeddings e_i (one row per node):
+//
+//	for every node v: draw M candidates C_v uniformly from the other nodes;
+//	                  N_v = TopK_{m ∈ C_v} (e_v · e_m);  G[v] = N_v
+//
+// where · is the inner product of L2-normalised rows (cosine similarity; e is
+// not modified, a normalised copy is used). A larger M makes neighbours more
+// similar (M ≥ N−1: exact kNN graph); M close to K makes them random.
+//
+// Candidates are drawn without replacement and never include the node
+// itself (the official code draws with replacement and may draw the node
+// itself; for M ≪ N the difference is negligible, and this choice makes
+// M ≥ N−1 exactly the kNN graph). The result is a directed K-out graph.
+//
+// With CandidateSharing = ShareBlock the nodes are shuffled and cut into
+// blocks of BlockSize; each block draws one set of M+1 candidates, node v of
+// the block uses that set minus itself if v is in it, and otherwise minus one
+// (per block) uniformly chosen member. Each node's candidate set is therefore
+// still a uniform M-subset of the other nodes, exactly as in Algorithm 2,
+// but the sets of nodes in one block coincide; the tests check that
+// neighbour similarity, label agreement and walk statistics match ShareNode
+// within noise. The build is deterministic given Seed.
+func BuildProximityGraph(e Embeddings, opt GraphOptions) (*Graph, error) {
+	u, err := normalizeRows(e)
+	if err != nil {
+		return nil, fmt.Errorf("sampler: proximity graph: %w", err)
+	}
+	return buildProximity(u, e.N, e.D, opt)
+}
+
+// BuildKNNGraph builds the exact K-nearest-neighbour graph of the rows of e
+// under cosine similarity (each node's K most similar other nodes, ties
+// broken arbitrarily), scoring all N² pairs with blocked GEMMs.
+func BuildKNNGraph(e Embeddings, k, workers int) (*Graph, error) {
+	u, err := normalizeRows(e)
+	if err != nil {
+		return nil, fmt.Errorf("sampler: knn graph: %w", err)
+	}
+	return buildKNN(u, e.N, e.D, k, workers)
+}
+
+// checkEmbeddings validates the shape and values of e.
+func checkEmbeddings(e Embeddings) error {
+	if e.N <= 0 || e.D <= 0 {
+		return fmt.Errorf("embeddings are %d×%d, want N ≥ 1 and D ≥ 1", e.N, e.D)
+	}
+	if len(e.Data) != e.N*e.D {
+		return fmt.Errorf("embeddings hold %d values, want N·D = %d·%d = %d", len(e.Data), e.N, e.D, e.N*e.D)
+	}
+	for i, v := range e.Data {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("embedding row %d column %d is %v, want a finite value", i/e.D, i%e.D, v)
+		}
+	}
+	return nil
+}
+
+// normalizeRows returns a copy of e with every row scaled to unit L2 norm
+// (rows of norm zero stay zero, so their similarity to everything is 0).
+func normalizeRows(e Embeddings) ([]float32, error) {
+	if err := checkEmbeddings(e); err != nil {
+		return nil, err
+	}
+	u := make([]float32, len(e.Data))
+	for i := 0; i < e.N; i++ {
+		row := e.Data[i*e.D : (i+1)*e.D]
+		var s float64
+		for _, v := range row {
+			s += float64(v) * float64(v)
+		}
+		if s == 0 {
+			continue
+		}
+		inv := 1 / math.Sqrt(s)
+		out := u[i*e.D : (i+1)*e.D]
+		for j, v := range row {
+			out[j] = float32(float64(v) * inv)
+		}
+	}
+	return u, nil
+}
+
+// mix64 is the splitmix64 finaliser, used to derive independent RNG streams.
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// resolveMK clamps M and K to N−1 and checks 1 ≤ K ≤ M.
+func resolveMK(n, m, k int) (int, int, error) {
+	if n == 1 {
+		return 0, 0, nil
+	}
+	if k < 1 {
+		return 0, 0, fmt.Errorf("K (neighbours kept) must be ≥ 1, got %d", k)
+	}
+	if m < k {
+		return 0, 0, fmt.Errorf("M (candidates) must be ≥ K, got M=%d K=%d", m, k)
+	}
+	return min(m, n-1), min(k, n-1), nil
+}
+
+func workerCount(w int) int {
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return max(w, 1)
+}
+
+// parallel runs job(w, j) for j in [0, jobs) on the given number of workers;
+// w identifies the worker (for its scratch space).
+func parallel(workers, jobs int, job func(w, j int)) {
+	workers = min(workers, jobs)
+	if workers <= 1 {
+		for j := 0; j < jobs; j++ {
+			job(0, j)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= jobs {
+					return
+				}
+				job(w, j)
+			}
+		}(w)
+	}
+	wg.Wait()
+}
+
+// buildProximity runs Algorithm 2 on the normalised rows u (n×d).
+func buildProximity(u []float32, n, d int, opt GraphOptions) (*Graph, error) {
+	m, k, err := resolveMK(n, opt.M, opt.K)
+	if err != nil {
+		return nil, fmt.Errorf("sampler: proximity graph: %w", err)
+	}
+	g := &Graph{N: n, K: k, Adj: make([]int32, n*k)}
+	if k == 0 {
+		return g, nil
+	}
+	workers := workerCount(opt.Workers)
+	switch opt.CandidateSharing {
+	case "", ShareBlock:
+		bs := opt.BlockSize
+		if bs == 0 {
+			bs = DefaultBlockSize
+		}
+		if bs < 0 {
+			return nil, fmt.Errorf("sampler: proximity graph: BlockSize must be ≥ 0, got %d", bs)
+		}
+		if m+1 < n { // keep (M+1)/BlockSize ≥ minBlocksPerNode, see below
+			bs = min(bs, max(tileRows, (m+1)/minBlocksPerNode))
+		}
+		buildBlocks(u, n, d, m, k, bs, workers, opt.Seed, g.Adj)
+	case ShareNode:
+		buildPerNode(u, n, d, m, k, workers, opt.Seed, g.Adj)
+	default:
+		return nil, fmt.Errorf("sampler: proximity graph: CandidateSharing is %q, want %q or %q", opt.CandidateSharing, ShareBlock, ShareNode)
+	}
+	return g, nil
+}
+
+// buildKNN computes the exact kNN graph of the normalised rows u (n×d).
+func buildKNN(u []float32, n, d, k, workers int) (*Graph, error) {
+	if n > 1 && k < 1 {
+		return nil, fmt.Errorf("sampler: knn graph: K must be ≥ 1, got %d", k)
+	}
+	k = min(k, n-1)
+	g := &Graph{N: n, K: k, Adj: make([]int32, n*k)}
+	if k == 0 {
+		return g, nil
+	}
+	workers = workerCount(workers)
+	bs := DefaultBlockSize
+	blocks := (n + bs - 1) / bs
+	ws := make([]*blockWork, workers)
+	parallel(workers, blocks, func(w, b int) {
+		if ws[w] == nil {
+			ws[w] = newBlockWork(n, d, bs, min(n, chunkCols), k)
+		}
+		lo, hi := b*bs, min((b+1)*bs, n)
+		nodes := make([]int32, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			nodes = append(nodes, int32(i))
+		}
+		ws[w].score(u, d, nodes, nil, n, -1, k, g.Adj)
+	})
+	return g, nil
+}
+
+// buildBlocks is the ShareBlock path of Algorithm 2.
+func buildBlocks(u []float32, n, d, m, k, bs, workers int, seed uint64, adj []int32) {
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	prng := rand.New(rand.NewPCG(mix64(seed), 0x6b6c6f636b))
+	prng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	m1 := min(m+1, n) // one spare candidate, dropped for nodes not drawn
+	blocks := (n + bs - 1) / bs
+	ws := make([]*blockWork, workers)
+	parallel(workers, blocks, func(w, b int) {
+		bw := ws[w]
+		if bw == nil {
+			bw = newBlockWork(n, d, bs, min(m1, chunkCols), k)
+			ws[w] = bw
+		}
+		rng := rand.New(rand.NewPCG(mix64(seed^0x5a5a), uint64(b)))
+		cand := bw.drawSet(rng, n, m1)
+		drop := -1
+		if m1 == m+1 { // a node outside the set drops one random member
+			drop = rng.IntN(m1)
+		}
+		nodes := perm[b*bs : min((b+1)*bs, n)]
+		bw.score(u, d, nodes, cand, m1, drop, k, adj)
+	})
+}
+
+// blockWork is one worker's scratch space for scoring a block of nodes
+// against a candidate list.
+type blockWork struct {
+	a     []float32 // packed rows of the block, roundUp(bs,6)×d
+	p     []float32 // packed panels of one chunk of candidates
+	c     []float32 // scores, roundUp(bs,6)×ldc
+	ldc   int
+	sel   []topK
+	stamp []uint32 // stamp[v]==gen ⇔ v is in the drawn candidate set
+	pos   []int32  // pos[v]: position of v in the candidate set
+	gen   uint32
+	cand  []int32
+	excl  []int
+}
+
+// scoreBlock fills bw.c (rowsPad × cols, stride bw.ldc) with the inner
+// products of the block rows bw.a and the candidate rows: u's rows
+// rowsIdx, or rows c0..c0+cols−1 when rowsIdx is nil. With the assembly
+// micro-kernel the candidates are packed into panels; otherwise they are
+// gathered and multiplied by the registered gonum BLAS (blas32), which can
+// be an optimised implementation installed with blas32.Use.
+func scoreBlock(bw *blockWork, u []float32, d, rowsPad, c0 int, rowsIdx []int32, cols int) {
+	if useAsmKernel {
+		if rowsIdx == nil {
+			packPanels(bw.p, u[c0*d:], d, nil, cols)
+		} else {
+			packPanels(bw.p, u, d, rowsIdx, cols)
+		}
+		gemmPacked(rowsPad, roundUp(cols, tileCols), d, bw.a, bw.p, bw.c, bw.ldc)
+		return
+	}
+	b := u[c0*d : (c0+cols)*d]
+	if rowsIdx != nil {
+		b = bw.p[:cols*d]
+		for j, v := range rowsIdx {
+			copy(b[j*d:(j+1)*d], u[int(v)*d:(int(v)+1)*d])
+		}
+	}
+	blas32.Implementation().Sgemm(blas.NoTrans, blas.Trans, rowsPad, cols, d, 1, bw.a[:rowsPad*d], d, b, d, 0, bw.c[:rowsPad*bw.ldc], bw.ldc)
+}
+
+func newBlockWork(n, d, bs, cols, k int) *blockWork {
+	rows := roundUp(bs, tileRows)
+	ldc := roundUp(cols, tileCols)
+	bw := &blockWork{
+		a:     make([]float32, rows*d),
+		p:     make([]float32, ldc*d),
+		c:     make([]float32, rows*ldc),
+		ldc:   ldc,
+		sel:   make([]topK, bs),
+		excl:  make([]int, bs),
+		stamp: make([]uint32, n),
+		pos:   make([]int32, n),
+	}
+	for i := range bw.sel {
+		bw.sel[i].reset(k)
+	}
+	return bw
+}
+
+// drawSet draws a uniformly random m-subset of [0,n) (Floyd's algorithm) and
+// records each member's position.
+func (bw *blockWork) drawSet(rng *rand.Rand, n, m int) []int32 {
+	bw.gen++
+	if bw.gen == 0 {
+		clear(bw.stamp)
+		bw.gen = 1
+	}
+	bw.cand = bw.cand[:0]
+	for j := n - m; j < n; j++ {
+		t := rng.IntN(j + 1)
+		if bw.stamp[t] == bw.gen {
+			t = j
+		}
+		bw.stamp[t] = bw.gen
+		bw.pos[t] = int32(len(bw.cand))
+		bw.cand = append(bw.cand, int32(t))
+	}
+	return bw.cand
+}
+
+// score finds, for every node of the block, the k best of the candidate
+// columns and writes their node ids to adj. cand == nil means the candidates
+// are all nodes 0..nCand-1 in order. Column `self` (the node's own position,
+// if it is a candidate) is always excluded; when the node is not among the
+// candidates, column drop (if ≥ 0) is excluded instead.
+func (bw *blockWork) score(u []float32, d int, nodes []int32, cand []int32, nCand, drop, k int, adj []int32) {
+	rows := len(nodes)
+	rowsPad := roundUp(rows, tileRows)
+	for r, v := range nodes {
+		copy(bw.a[r*d:(r+1)*d], u[int(v)*d:(int(v)+1)*d])
+	}
+	clear(bw.a[rows*d : rowsPad*d])
+	excl := bw.excl[:rows] // excluded column per row
+	for r, v := range nodes {
+		bw.sel[r].reset(k)
+		switch {
+		case cand == nil:
+			excl[r] = int(v)
+		case bw.stamp[v] == bw.gen:
+			excl[r] = int(bw.pos[v])
+		default:
+			excl[r] = drop
+		}
+	}
+	inf := float32(math.Inf(-1))
+	for c0 := 0; c0 < nCand; c0 += bw.ldc {
+		cols := min(bw.ldc, nCand-c0)
+		var rowsIdx []int32 // nil: candidates c0.. in node order
+		if cand != nil {
+			rowsIdx = cand[c0 : c0+cols]
+		}
+		scoreBlock(bw, u, d, rowsPad, c0, rowsIdx, cols)
+		for r := 0; r < rows; r++ {
+			row := bw.c[r*bw.ldc : r*bw.ldc+cols]
+			if x := excl[r] - c0; x >= 0 && x < cols {
+				row[x] = inf
+			}
+			bw.sel[r].push(row, int32(c0))
+		}
+	}
+	for r, v := range nodes {
+		ids := bw.sel[r].result()
+		out := adj[int(v)*k : (int(v)+1)*k]
+		for j, c := range ids {
+			if cand != nil {
+				c = cand[c]
+			}
+			out[j] = c
+		}
+	}
+}
+
+// buildPerNode is the ShareNode path: Algorithm 2 literally, one candidate
+// draw and M dot products per node.
+func buildPerNode(u []float32, n, d, m, k, workers int, seed uint64, adj []int32) {
+	const chunk = 64
+	jobs := (n + chunk - 1) / chunk
+	type work struct {
+		stamp  []uint32
+		gen    uint32
+		cand   []int32
+		scores []float32
+		sel    topK
+	}
+	ws := make([]*work, workers)
+	dot := blas32.Implementation().Sdot // gonum: SSE assembly on amd64
+	parallel(workers, jobs, func(w, j int) {
+		wk := ws[w]
+		if wk == nil {
+			wk = &work{stamp: make([]uint32, n), scores: make([]float32, m)}
+			ws[w] = wk
+		}
+		for i := j * chunk; i < min((j+1)*chunk, n); i++ {
+			rng := rand.New(rand.NewPCG(mix64(seed^0x6e6f6465), uint64(i)))
+			wk.gen++
+			if wk.gen == 0 {
+				clear(wk.stamp)
+				wk.gen = 1
+			}
+			// Floyd's algorithm over the n−1 other nodes (x ≥ i maps to x+1).
+			wk.cand = wk.cand[:0]
+			for t := n - 1 - m; t < n-1; t++ {
+				x := rng.IntN(t + 1)
+				if wk.stamp[x] == wk.gen {
+					x = t
+				}
+				wk.stamp[x] = wk.gen
+				wk.cand = append(wk.cand, int32(x))
+			}
+			ui := u[i*d : (i+1)*d]
+			for c, x := range wk.cand {
+				if int(x) >= i {
+					x++
+					wk.cand[c] = x
+				}
+				wk.scores[c] = dot(d, ui, 1, u[int(x)*d:(int(x)+1)*d], 1)
+			}
+			wk.sel.reset(k)
+			wk.sel.push(wk.scores, 0)
+			out := adj[i*k : (i+1)*k]
+			for c, p := range wk.sel.result() {
+				out[c] = wk.cand[p]
+			}
+		}
+	})
+}

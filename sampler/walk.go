@@ -1,0 +1,310 @@
+package sampler
+
+// Algorithm 3 of the paper, "Random Walk with Restart (RWR)": sampling a
+// mini-batch as a walk on the proximity graph (RWR, and the RW / BFS / DFS
+// variants the paper compares it with).
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Walk kinds of Config.Walk.
+const (
+	WalkRWR = "rwr" // random walk with restart (Algorithm 3), the default
+	WalkRW  = "rw"  // plain random walk (RWR with α = 0)
+	WalkBFS = "bfs" // breadth-first search from the start node
+	WalkDFS = "dfs" // random-order depth-first search from the start node
+)
+
+// stallFactor sets how long a random walk may go without meeting a new node
+// before it is considered stuck: stallFactor·(K+1) consecutive steps.
+const stallFactor = 16
+
+// walker samples batches on a graph. It owns the generation-stamped visited
+// array (mark[v] == gen ⇔ v is in the batch being built), so a batch costs
+// no allocation and no clearing.
+type walker struct {
+	g     *Graph
+	mark  []uint32
+	gen   uint32
+	queue []int32 // BFS queue
+	nbuf  []int32 // shuffled neighbour list (BFS)
+	out   []int   // the batch being built
+
+	frames  []dfsFrame // DFS stack
+	strides []int32    // strides coprime to K (DFS visiting orders)
+	strideK int32
+}
+
+// begin starts a new batch on graph g.
+func (w *walker) begin(g *Graph) {
+	w.g = g
+	if len(w.mark) != g.N {
+		w.mark = make([]uint32, g.N)
+		w.gen = 0
+	}
+	w.gen++
+	if w.gen == 0 { // wrapped after 2³² batches
+		clear(w.mark)
+		w.gen = 1
+	}
+}
+
+// has reports whether v is already in the batch.
+func (w *walker) has(v int32) bool { return w.mark[v] == w.gen }
+
+// add puts v (not yet in the batch) into the batch.
+func (w *walker) add(v int32) {
+	w.mark[v] = w.gen
+	w.out = append(w.out, int(v))
+}
+
+// WalkOptions configure Walk.
+type WalkOptions struct {
+	Kind     string  // WalkRWR (default), WalkRW, WalkBFS or WalkDFS
+	B        int     // number of distinct nodes to collect (clamped to N)
+	Alpha    float64 // restart probability α of WalkRWR, in [0, 1]
+	MaxSteps int     // steps from one start node before falling back; 0 means 100·B
+}
+
+// Walk samples one mini-batch on g as a walk from start (Algorithm 3 of the
+// paper) and returns B distinct nodes, start first. BatchSampler calls the
+// same code for every batch; Walk is for a graph and a loop of one's own.
+//
+// RWR: at every step, with probability α the walker returns to the start
+// node u, otherwise it stays where it is; either way it then moves to a
+// uniformly chosen out-neighbour (edge weights are ignored, as in the
+// official code). This is Algorithm 3 with its idle steps removed: there a
+// restart lands on u, which is already in the batch, and the walk then
+// leaves u through a uniform neighbour, so both produce the same sequence of
+// newly visited nodes (a test compares the two distributions); here α = 1 is
+// well defined and collects exactly u's out-neighbourhood, the kNN-like
+// limit of the paper (with B ≤ K+1; with B > K+1 the fallback below adds
+// other start nodes' neighbourhoods). Higher α keeps the batch closer to u;
+// RW is RWR with α = 0. BFS expands nodes in queue order, visiting each
+// node's out-neighbours in random order. DFS goes as deep as it can, trying
+// each node's out-neighbours in a random order (a random rotation and a
+// random stride coprime to K) and backtracking when all were visited.
+//
+// Fallback, so that a walk never hangs (the official code can loop forever
+// on a small reachable set): when the walk from its current start has taken
+// MaxSteps steps, or (RW/RWR) has gone 16·(K+1) steps without meeting a new
+// node, or (BFS/DFS) has exhausted the nodes reachable from the start, the
+// walk continues from a new start node not yet in the batch, which then
+// serves as the restart node u. Walk picks it uniformly at random;
+// BatchSampler picks the next node not yet covered in the epoch. Every batch
+// therefore holds exactly min(B, N) distinct nodes.
+func Walk(g *Graph, start int, opt WalkOptions, src *rand.PCG) ([]int, error) {
+	if g == nil || len(g.Adj) != g.N*g.K {
+		return nil, fmt.Errorf("sampler: walk: need a graph with N·K adjacency entries")
+	}
+	if start < 0 || start >= g.N {
+		return nil, fmt.Errorf("sampler: walk: start node %d is not in [0,%d)", start, g.N)
+	}
+	kind, err := validWalk(opt.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("sampler: walk: %w", err)
+	}
+	if opt.B <= 0 || !(opt.Alpha >= 0 && opt.Alpha <= 1) || opt.MaxSteps < 0 {
+		return nil, fmt.Errorf("sampler: walk: need B ≥ 1, α in [0,1], MaxSteps ≥ 0; got B=%d α=%v MaxSteps=%d", opt.B, opt.Alpha, opt.MaxSteps)
+	}
+	if opt.MaxSteps == 0 {
+		opt.MaxSteps = 100 * opt.B
+	}
+	var w walker
+	w.begin(g)
+	next := func() int32 {
+		v := int32((uint64(uint32(src.Uint64())) * uint64(g.N)) >> 32)
+		for w.has(v) {
+			if v++; int(v) == g.N {
+				v = 0
+			}
+		}
+		return v
+	}
+	return w.walk(int32(start), walkParams{kind: kind, b: opt.B, alpha: opt.Alpha, maxSteps: opt.MaxSteps}, src, next, nil), nil
+}
+
+// walkParams are the per-batch inputs of a walk.
+type walkParams struct {
+	kind     string
+	b        int     // B, the number of distinct nodes wanted
+	alpha    float64 // α, restart probability (RWR only)
+	maxSteps int     // steps from one start node before falling back
+}
+
+// walk collects p.b distinct nodes of w.g, starting from start; see Walk
+// for the algorithm and the fallback.
+func (w *walker) walk(start int32, p walkParams, src *rand.PCG, next func() int32, out []int) []int {
+	b := min(p.b, w.g.N)
+	w.out = out[:0]
+	w.add(start)
+	switch p.kind {
+	case WalkBFS:
+		w.bfs(start, b, p.maxSteps, src, next)
+	case WalkDFS:
+		w.dfs(start, b, p.maxSteps, src, next)
+	default:
+		alpha := p.alpha
+		if p.kind == WalkRW {
+			alpha = 0
+		}
+		w.rwr(start, b, alpha, p.maxSteps, src, next)
+	}
+	out = w.out
+	w.out = nil
+	return out
+}
+
+// rwr is the RWR / RW loop: one 64-bit draw per step, no allocation.
+func (w *walker) rwr(start int32, b int, alpha float64, maxSteps int, src *rand.PCG, next func() int32) {
+	g := w.g
+	k := uint64(g.K)
+	adj := g.Adj
+	mark, gen := w.mark, w.gen
+	out := w.out
+	// restart ⇔ the high 32 bits of a draw are < α·2³²; the low 32 bits pick
+	// the neighbour (Lemire's multiply-shift; bias ≤ K/2³²).
+	athr := uint64(math.Ldexp(alpha, 32))
+	stall := stallFactor * (g.K + 1)
+	u, cur := start, start
+	steps, since := 0, 0
+	for len(out) < b {
+		if k == 0 || steps >= maxSteps || since >= stall {
+			w.out = out
+			u = next()
+			w.add(u)
+			out = w.out
+			cur = u
+			steps, since = 0, 0
+			continue
+		}
+		r := src.Uint64()
+		from := cur
+		if r>>32 < athr {
+			from = u
+		}
+		v := adj[uint64(from)*k+(uint64(uint32(r))*k)>>32]
+		cur = v
+		steps++
+		if mark[v] != gen {
+			mark[v] = gen
+			out = append(out, int(v))
+			since = 0
+		} else {
+			since++
+		}
+	}
+	w.out = out
+}
+
+// shuffled returns the out-neighbours of v in random order (a scratch slice).
+func (w *walker) shuffled(v int32, src *rand.PCG) []int32 {
+	nb := append(w.nbuf[:0], w.g.Neighbours(int(v))...)
+	for i := len(nb) - 1; i > 0; i-- {
+		j := int((uint64(uint32(src.Uint64())) * uint64(i+1)) >> 32)
+		nb[i], nb[j] = nb[j], nb[i]
+	}
+	w.nbuf = nb
+	return nb
+}
+
+func (w *walker) bfs(start int32, b, maxSteps int, src *rand.PCG, next func() int32) {
+	q := append(w.queue[:0], start)
+	head, steps := 0, 0
+	for len(w.out) < b {
+		if head == len(q) || steps >= maxSteps {
+			u := next()
+			w.add(u)
+			q = append(q[:0], u)
+			head, steps = 0, 0
+			continue
+		}
+		v := q[head]
+		head++
+		steps++
+		for _, x := range w.shuffled(v, src) {
+			if !w.has(x) {
+				w.add(x)
+				q = append(q, x)
+				if len(w.out) == b {
+					break
+				}
+			}
+		}
+	}
+	w.queue = q
+}
+
+// dfsFrame is a node on the DFS stack and its position in a random visiting
+// order of its out-neighbours: the i-th tried neighbour is
+// Neighbours(v)[(off + i·stride) mod K], with stride coprime to K.
+type dfsFrame struct {
+	v, i, off, stride int32
+}
+
+func (w *walker) dfs(start int32, b, maxSteps int, src *rand.PCG, next func() int32) {
+	k := int32(w.g.K)
+	if len(w.strides) == 0 || w.strideK != k {
+		w.strides = w.strides[:0]
+		for st := int32(1); st <= max(k-1, 1); st++ {
+			if gcd(st, k) == 1 {
+				w.strides = append(w.strides, st)
+			}
+		}
+		w.strideK = k
+	}
+	frame := func(v int32) dfsFrame {
+		r := src.Uint64()
+		f := dfsFrame{v: v, stride: 1}
+		if k > 0 {
+			f.off = int32((uint64(uint32(r)) * uint64(k)) >> 32)
+			f.stride = w.strides[((r>>32)*uint64(len(w.strides)))>>32]
+		}
+		return f
+	}
+	st := append(w.frames[:0], frame(start)) // start is already in the batch
+	steps := 0
+	for len(w.out) < b {
+		if len(st) == 0 || steps >= maxSteps {
+			u := next()
+			w.add(u)
+			st = append(st[:0], frame(u))
+			steps = 0
+			continue
+		}
+		f := &st[len(st)-1]
+		if f.i >= k { // every neighbour tried: backtrack
+			st = st[:len(st)-1]
+			continue
+		}
+		steps++
+		x := w.g.Adj[int(f.v)*int(k)+int((f.off+f.i*f.stride)%k)]
+		f.i++
+		if !w.has(x) {
+			w.add(x)
+			st = append(st, frame(x))
+		}
+	}
+	w.frames = st
+}
+
+func gcd(a, b int32) int32 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// validWalk checks a walk kind name ("" means WalkRWR).
+func validWalk(kind string) (string, error) {
+	switch kind {
+	case "":
+		return WalkRWR, nil
+	case WalkRWR, WalkRW, WalkBFS, WalkDFS:
+		return kind, nil
+	}
+	return "", fmt.Errorf("walk %q is not one of %q, %q, %q, %q", kind, WalkRWR, WalkRW, WalkBFS, WalkDFS)
+}
