@@ -122,6 +122,7 @@ func progressHooks(tty bool) train.Hooks {
 				progressbar.OptionSetDescription(run),
 				progressbar.OptionShowCount(),
 				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionThrottle(100*time.Millisecond),
 				progressbar.OptionClearOnFinish())
 			_ = bar.Set(start)
 		} else {
