@@ -36,3 +36,8 @@ graphcl-tables: graphcl-mutag graphcl-imdb-b graphcl-nci1
 
 graphcl-mutag graphcl-imdb-b graphcl-nci1 graphcl-collab:
 	$(GO) run ./cmd/train -config configs/$@.yaml -out $(OUT)/$@
+
+## demo-sampler: the teaching pictures of BatchSampler (points, graphs, batches, α) in $(OUT)/demo-sampler
+.PHONY: demo-sampler
+demo-sampler:
+	$(GO) run ./cmd/samplerdemo -config configs/demo-sampler.yaml -out $(OUT)/demo-sampler

@@ -36,6 +36,8 @@ type walker struct {
 	frames  []dfsFrame // DFS stack
 	strides []int32    // strides coprime to K (DFS visiting orders)
 	strideK int32
+
+	trace func(WalkStep) // optional step reporter (RWR/RW), see WalkOptions
 }
 
 // begin starts a new batch on graph g.
@@ -67,6 +69,21 @@ type WalkOptions struct {
 	B        int     // number of distinct nodes to collect (clamped to N)
 	Alpha    float64 // restart probability α of WalkRWR, in [0, 1]
 	MaxSteps int     // steps from one start node before falling back; 0 means 100·B
+	// Trace, when set, is called for every step of an RWR or RW walk (BFS
+	// and DFS report nothing): for teaching pictures and for tests.
+	Trace func(WalkStep)
+}
+
+// WalkStep is one step of an RWR/RW walk, as reported to WalkOptions.Trace.
+type WalkStep struct {
+	From, To int
+	// Restart: the walker first went back to the restart node u (From is u).
+	Restart bool
+	// Jump: the fallback continued from a new start node To (no edge taken);
+	// To becomes the restart node.
+	Jump bool
+	// New: To joined the batch at this step.
+	New bool
 }
 
 // Walk samples one mini-batch on g as a walk from start (Algorithm 3 of the
@@ -115,6 +132,7 @@ func Walk(g *Graph, start int, opt WalkOptions, src *rand.PCG) ([]int, error) {
 	}
 	var w walker
 	w.begin(g)
+	w.trace = opt.Trace
 	next := func() int32 {
 		v := int32((uint64(uint32(src.Uint64())) * uint64(g.N)) >> 32)
 		for w.has(v) {
@@ -174,27 +192,36 @@ func (w *walker) rwr(start int32, b int, alpha float64, maxSteps int, src *rand.
 	for len(out) < b {
 		if k == 0 || steps >= maxSteps || since >= stall {
 			w.out = out
+			from := cur
 			u = next()
 			w.add(u)
 			out = w.out
 			cur = u
 			steps, since = 0, 0
+			if w.trace != nil {
+				w.trace(WalkStep{From: int(from), To: int(u), Jump: true, New: true})
+			}
 			continue
 		}
 		r := src.Uint64()
 		from := cur
-		if r>>32 < athr {
+		restart := r>>32 < athr
+		if restart {
 			from = u
 		}
 		v := adj[uint64(from)*k+(uint64(uint32(r))*k)>>32]
 		cur = v
 		steps++
-		if mark[v] != gen {
+		isNew := mark[v] != gen
+		if isNew {
 			mark[v] = gen
 			out = append(out, int(v))
 			since = 0
 		} else {
 			since++
+		}
+		if w.trace != nil {
+			w.trace(WalkStep{From: int(from), To: int(v), Restart: restart, New: isNew})
 		}
 	}
 	w.out = out

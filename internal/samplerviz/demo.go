@@ -26,14 +26,18 @@ const (
 
 // Files written by Run, in this order.
 const (
-	FilePoints         = "points.png"
-	FileGraph          = "proximity_graph.png"
-	FileGraphM         = "proximity_graph_M.png"
-	FileBatchUniform   = "batch_uniform.png"
-	FileBatchKNN       = "batch_knn.png"
-	FileBatchSampler   = "batch_batchsampler.png"
-	FileBatchesAlpha   = "batches_alpha.png"
-	FileSummary        = "summary.md"
+	FilePoints       = "points.png"
+	FileGraph        = "proximity_graph.png"
+	FileGraphM       = "proximity_graph_M.png"
+	FileBatchUniform = "batch_uniform.png"
+	FileBatchKNN     = "batch_knn.png"
+	FileBatchSampler = "batch_batchsampler.png"
+	FileBatchesAlpha = "batches_alpha.png"
+	FileSummary      = "summary.md"
+)
+
+// Drawing and stream constants.
+const (
 	streamWalks        = 0x77616c6b // "walk": the traced walks of batches_alpha.png
 	streamFreq         = 0x66726571 // "freq": the walks behind its frequencies
 	tileW, tileH       = 5.6, 6.0   // inches per picture
@@ -360,7 +364,7 @@ func (d drawer) addStars(p *plot.Plot, nodes []int, radius float64, legend strin
 		s := scatter(d.e, []int{v}, d.colour(v), vg.Points(radius), star{})
 		p.Add(s)
 		if th == nil {
-			th = scatter(d.e, []int{v}, color.White, vg.Points(6), star{})
+			th = scatter(d.e, []int{v}, color.White, vg.Points(0.6*radius), star{})
 		}
 	}
 	if legend != "" && th != nil {
@@ -391,36 +395,41 @@ func (d drawer) points() figure {
 		p.Add(s)
 		p.Legend.Add(fmt.Sprintf("class %d", c), s)
 	}
-	if hl := d.highlighted(); len(hl) >= 2 {
-		a, b := hl[0], hl[1]
+	if pc.Classes >= 2 {
+		a, b := d.typical(0), d.typical(1)
 		p.Add(angleMark{ax: float64(d.e.Data[2*a]), ay: float64(d.e.Data[2*a+1]), bx: float64(d.e.Data[2*b]), by: float64(d.e.Data[2*b+1])})
-		d.addStars(p, hl[:2], 7, "")
+		d.addStars(p, []int{a, b}, 7, "")
 	}
 	return figure{plots: [][]*plot.Plot{{p}}, w: vg.Inch * tileW, h: vg.Inch * tileH}
 }
 
-// highlighted returns up to highlightedNodes nodes, each the most typical
-// member (closest to the centre angle) of evenly spaced classes.
+// highlighted returns up to highlightedNodes nodes, the typical members of
+// evenly spaced classes.
 func (d drawer) highlighted() []int {
 	c := d.cfg.Points.Classes
 	h := min(highlightedNodes, c)
 	var out []int
 	for i := range h {
-		cl := i * c / h
-		ca := ClassAngle(cl, c)
-		best, bestCos := -1, math.Inf(-1)
-		for v := range d.e.N {
-			if d.labels[v] != cl {
-				continue
-			}
-			a := math.Atan2(float64(d.e.Data[2*v+1]), float64(d.e.Data[2*v]))
-			if cs := math.Cos(a - ca); cs > bestCos {
-				best, bestCos = v, cs
-			}
-		}
-		out = append(out, best)
+		out = append(out, d.typical(i*c/h))
 	}
 	return out
+}
+
+// typical returns the member of class cl closest in angle to the class's
+// centre.
+func (d drawer) typical(cl int) int {
+	ca := ClassAngle(cl, d.cfg.Points.Classes)
+	best, bestCos := -1, math.Inf(-1)
+	for v := range d.e.N {
+		if d.labels[v] != cl {
+			continue
+		}
+		a := math.Atan2(float64(d.e.Data[2*v+1]), float64(d.e.Data[2*v]))
+		if cs := math.Cos(a - ca); cs > bestCos {
+			best, bestCos = v, cs
+		}
+	}
+	return best
 }
 
 // graphFigure draws graphs side by side: every edge thin and translucent,
@@ -430,7 +439,7 @@ func (d drawer) graphFigure(gs []*sampler.Graph, rows []GraphRow) figure {
 	var plots []*plot.Plot
 	for i, g := range gs {
 		r := rows[i]
-		kind := "proximity graph"
+		kind := "proximity graph (Algorithm 2): BatchSampler walks on it"
 		switch r.M {
 		case r.K:
 			kind = "near-uniform graph (M = K: random neighbours)"

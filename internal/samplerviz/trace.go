@@ -2,7 +2,6 @@ package samplerviz
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/batchsampler-go/batchsampler/sampler"
@@ -55,83 +54,32 @@ func (t Trace) count(k StepKind) int {
 	return n
 }
 
-// Constants of sampler.Walk that TraceRWR mirrors (walk.go: stallFactor and
-// the default step cap 100·B).
-const (
-	walkStallFactor  = 16
-	walkStepsDefault = 100
-)
-
-// TraceRWR is sampler.Walk for the RWR and RW kinds, recording every step:
-// given the same graph, start, options and generator state it draws the same
-// random numbers and returns the same batch as sampler.Walk (the tests check
-// this on many walks), and in addition the path that produced it, which
-// sampler.Walk does not expose. BFS and DFS are not traced.
+// TraceRWR is sampler.Walk for the RWR and RW kinds, recording every step
+// through sampler.WalkOptions.Trace: it returns the same batch as
+// sampler.Walk, and in addition the path that produced it. BFS and DFS are
+// not traced.
 func TraceRWR(g *sampler.Graph, start int, opt sampler.WalkOptions, src *rand.PCG) (Trace, error) {
-	if g == nil || len(g.Adj) != g.N*g.K {
-		return Trace{}, fmt.Errorf("samplerviz: trace: need a graph with N·K adjacency entries")
-	}
-	if start < 0 || start >= g.N {
-		return Trace{}, fmt.Errorf("samplerviz: trace: start node %d is not in [0,%d)", start, g.N)
-	}
-	alpha := opt.Alpha
 	switch opt.Kind {
-	case "", sampler.WalkRWR:
-	case sampler.WalkRW:
-		alpha = 0
+	case "", sampler.WalkRWR, sampler.WalkRW:
 	default:
 		return Trace{}, fmt.Errorf("samplerviz: trace: walk %q cannot be traced; want %q or %q", opt.Kind, sampler.WalkRWR, sampler.WalkRW)
 	}
-	if opt.B <= 0 || !(opt.Alpha >= 0 && opt.Alpha <= 1) || opt.MaxSteps < 0 {
-		return Trace{}, fmt.Errorf("samplerviz: trace: need B ≥ 1, α in [0,1], MaxSteps ≥ 0; got B=%d α=%v MaxSteps=%d", opt.B, opt.Alpha, opt.MaxSteps)
-	}
-	maxSteps := opt.MaxSteps
-	if maxSteps == 0 {
-		maxSteps = walkStepsDefault * opt.B
-	}
-	b := min(opt.B, g.N)
-	in := make([]bool, g.N)
-	t := Trace{Batch: []int{start}, Starts: []int{start}}
-	in[start] = true
-	k := uint64(g.K)
-	athr := uint64(math.Ldexp(alpha, 32)) // restart ⇔ high 32 bits < α·2³²
-	stall := walkStallFactor * (g.K + 1)
-	u, cur := start, start
-	steps, since := 0, 0
-	for len(t.Batch) < b {
-		if k == 0 || steps >= maxSteps || since >= stall {
-			v := int((uint64(uint32(src.Uint64())) * uint64(g.N)) >> 32)
-			for in[v] {
-				if v++; v == g.N {
-					v = 0
-				}
-			}
-			in[v] = true
-			t.Batch = append(t.Batch, v)
-			t.Starts = append(t.Starts, v)
-			t.Steps = append(t.Steps, Step{From: cur, To: v, Kind: Jump, New: true})
-			u, cur = v, v
-			steps, since = 0, 0
-			continue
-		}
-		r := src.Uint64()
-		from, kind := cur, Move
-		if r>>32 < athr {
-			from, kind = u, Restart
-		}
-		v := int(g.Adj[uint64(from)*k+(uint64(uint32(r))*k)>>32])
-		cur = v
-		steps++
-		st := Step{From: from, To: v, Kind: kind}
-		if !in[v] {
-			in[v] = true
-			t.Batch = append(t.Batch, v)
-			st.New = true
-			since = 0
-		} else {
-			since++
+	t := Trace{Starts: []int{start}}
+	opt.Trace = func(s sampler.WalkStep) {
+		st := Step{From: s.From, To: s.To, Kind: Move, New: s.New}
+		switch {
+		case s.Jump:
+			st.Kind = Jump
+			t.Starts = append(t.Starts, s.To)
+		case s.Restart:
+			st.Kind = Restart
 		}
 		t.Steps = append(t.Steps, st)
 	}
+	batch, err := sampler.Walk(g, start, opt, src)
+	if err != nil {
+		return Trace{}, fmt.Errorf("samplerviz: trace: %w", err)
+	}
+	t.Batch = batch
 	return t, nil
 }
