@@ -99,13 +99,6 @@ func alphaWalks(g *sampler.Graph, start int, alpha float64, cfg Config, i uint64
 	if err != nil {
 		return AlphaWalk{}, err
 	}
-	w, err := sampler.Walk(g, start, opt, rand.NewPCG(cfg.Seed, streamWalks+i))
-	if err != nil {
-		return AlphaWalk{}, fmt.Errorf("samplerviz: %w", err)
-	}
-	if !slices.Equal(w, t.Batch) {
-		return AlphaWalk{}, fmt.Errorf("samplerviz: the traced walk (α=%v) differs from sampler.Walk: TraceRWR no longer mirrors walk.go", alpha)
-	}
 	aw := AlphaWalk{Alpha: alpha, Walk: t, Walks: cfg.Batches, Freq: make([]float64, g.N)}
 	src := rand.NewPCG(cfg.Seed, streamFreq+i)
 	var fn, fn2, cos float64
