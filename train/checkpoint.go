@@ -21,6 +21,8 @@ type checkpoint struct {
 	SamplerSeconds float64
 	MetricsOffset  int64 // length of the run's metrics file at the checkpoint
 	Evals          []EvalRecord
+	Cache          []float32 // training-time embeddings (sampler embedding "cached")
+	CacheDim       int
 }
 
 const checkpointVersion = 1

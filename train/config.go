@@ -112,7 +112,12 @@ type SamplerConfig struct {
 	// RefreshEvery is t, the number of iterations between graph rebuilds.
 	RefreshEvery int `yaml:"refresh_every"`
 	// Embedding is the representation the graph is built from:
-	// "projection" (default, as the published code) or "encoder".
+	// "projection" (default: the whole dataset re-embedded by the current
+	// encoder in evaluation mode at every refresh), "encoder" (the same with
+	// the encoder's output), or "cached" (the projections of the first view
+	// computed during training, kept per instance, as the published code
+	// does: no re-embedding cost, but stale for instances not seen recently;
+	// the dataset is embedded once before the first step).
 	Embedding string `yaml:"embedding"`
 	// MaxWalkSteps caps one walk; 0 is the sampler's default.
 	MaxWalkSteps int `yaml:"max_walk_steps"`
@@ -411,7 +416,7 @@ func (s SamplerConfig) validate(key string) error {
 	if s.Kind == "uniform" {
 		return nil
 	}
-	if err := oneOf(key+".embedding", s.Embedding, "", "projection", "encoder"); err != nil {
+	if err := oneOf(key+".embedding", s.Embedding, "", "projection", "encoder", "cached"); err != nil {
 		return err
 	}
 	if s.RefreshEvery < 0 {

@@ -119,6 +119,19 @@ type runner struct {
 	fnCount        int
 	lastEpochFN    float64
 	refreshed      bool // a refresh happened before the current step
+	// cache holds the latest training-time projection of every instance
+	// (sampler embedding "cached").
+	cache sampler.Embeddings
+}
+
+// updateCache stores the first view's projections of the batch.
+func (r *runner) updateCache(idx []int, res StepResult) {
+	if r.cache.Data == nil || res.ProjDim != r.cache.D {
+		return
+	}
+	for i, j := range idx {
+		copy(r.cache.Row(j), res.Proj[i*res.ProjDim:(i+1)*res.ProjDim])
+	}
 }
 
 // histBins is the number of bins of the logged in-batch cosine histograms.
@@ -143,6 +156,7 @@ func (r *runner) checkpointNow() error {
 	if c.Sampler, err = r.smp.MarshalBinary(); err != nil {
 		return fmt.Errorf("save sampler state: %w", err)
 	}
+	c.Cache, c.CacheDim = r.cache.Data, r.cache.D
 	if c.AugRNG, err = r.augSrc.MarshalBinary(); err != nil {
 		return fmt.Errorf("save rng state: %w", err)
 	}
@@ -174,6 +188,9 @@ func (r *runner) restore(c *checkpoint) error {
 		return fmt.Errorf("restore rng: %w", err)
 	}
 	r.step, r.trainSeconds, r.samplerSeconds, r.evals = c.Step, c.TrainSeconds, c.SamplerSeconds, c.Evals
+	if c.Cache != nil {
+		r.cache = sampler.Embeddings{N: len(c.Cache) / c.CacheDim, D: c.CacheDim, Data: c.Cache}
+	}
 	return nil
 }
 
@@ -190,13 +207,21 @@ func (r *runner) refreshIfDue() error {
 		return nil
 	}
 	which := r.spec.Sampler.Embedding
-	if which == "" {
-		which = "projection"
-	}
 	t0 := time.Now()
-	emb, err := r.mod.Embed(which)
-	if err != nil {
-		return fmt.Errorf("refresh at step %d: %w", r.step, err)
+	var emb sampler.Embeddings
+	if which == "cached" && r.cache.Data != nil {
+		emb = r.cache
+	} else {
+		if which == "" || which == "cached" {
+			which = "projection"
+		}
+		var err error
+		if emb, err = r.mod.Embed(which); err != nil {
+			return fmt.Errorf("refresh at step %d: %w", r.step, err)
+		}
+		if r.spec.Sampler.Embedding == "cached" {
+			r.cache = sampler.Embeddings{N: emb.N, D: emb.D, Data: append([]float32(nil), emb.Data...)}
+		}
 	}
 	t1 := time.Now()
 	if err := rf.Refresh(emb); err != nil {
@@ -262,6 +287,7 @@ func (r *runner) train(ctx context.Context) error {
 		if len(res.Grads) != trainable {
 			return fmt.Errorf("%s: step returned %d gradients for %d trainable parameters", r.spec.ID(), len(res.Grads), trainable)
 		}
+		r.updateCache(idx, res)
 		if err := r.opt.Step(res.Grads); err != nil {
 			return fmt.Errorf("%s step %d: optimiser: %w", r.spec.ID(), r.step+1, err)
 		}

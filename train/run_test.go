@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,8 +164,17 @@ func sameLosses(t *testing.T, a, b map[string]map[int]float64) {
 	}
 }
 
+// resumeSamplers makes the resume test cover every kind of sampler state:
+// Uniform's permutation, BatchSampler's graph and walk position (refreshed
+// every 2 steps, so a restore lands between refreshes), and the cache of
+// training-time embeddings.
+const resumeSamplers = `samplers=[{kind: uniform},
+  {kind: batchsampler, label: bs, m: 30, k: 5, alpha: {start: 0.5, end: 0.1}, refresh_every: 2},
+  {kind: batchsampler, label: bs-cached, m: 30, k: 5, alpha: 0.3, refresh_every: 2, embedding: cached},
+  {kind: knn, refresh_every: 4}]`
+
 func TestResumeEqualsUninterrupted(t *testing.T) {
-	cfg := mustParse(t, tinySynthetic)
+	cfg := mustParse(t, tinySynthetic, resumeSamplers)
 	ref := t.TempDir()
 	want, err := Run(context.Background(), cfg, Options{OutDir: ref})
 	if err != nil {
@@ -176,7 +186,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		dir := t.TempDir()
 		ctx, cancel := context.WithCancel(context.Background())
 		hooks := Hooks{Step: func(s StepInfo) {
-			if s.Run == "uniform-seed1" && s.Step == 5 {
+			if s.Run == "bs-cached-seed1" && s.Step == 5 {
 				cancel()
 			}
 		}}
@@ -184,14 +194,14 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		if !errors.Is(err, ErrInterrupted) {
 			t.Fatalf("want ErrInterrupted, got %v", err)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "runs", "uniform-seed1", "checkpoint.gob")); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "runs", "bs-cached-seed1", "checkpoint.gob")); err != nil {
 			t.Fatal("no checkpoint after interrupt")
 		}
 		got, err := Run(context.Background(), cfg, Options{OutDir: dir, Resume: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g, w := resultsOf(t, got), resultsOf(t, want); len(g) != len(w) || g["uniform-seed1"] != w["uniform-seed1"] || g["uniform-seed0"] != w["uniform-seed0"] {
+		if g, w := resultsOf(t, got), resultsOf(t, want); !maps.Equal(g, w) {
 			t.Errorf("resumed results %v, uninterrupted %v", g, w)
 		}
 		sameLosses(t, wantLoss, readLosses(t, dir))
@@ -204,9 +214,9 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		// metrics lines past the checkpoint exist, no newer checkpoint.
 		ctx, cancel := context.WithCancel(context.Background())
 		var saved []byte
-		ck := filepath.Join(dir, "runs", "uniform-seed1", "checkpoint.gob")
+		ck := filepath.Join(dir, "runs", "bs-seed1", "checkpoint.gob")
 		hooks := Hooks{Step: func(s StepInfo) {
-			if s.Run != "uniform-seed1" {
+			if s.Run != "bs-seed1" {
 				return
 			}
 			if s.Step == 4 { // the epoch-1 checkpoint was written at step 3
@@ -229,7 +239,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g, w := resultsOf(t, got), resultsOf(t, want); g["uniform-seed1"] != w["uniform-seed1"] {
+		if g, w := resultsOf(t, got), resultsOf(t, want); !maps.Equal(g, w) {
 			t.Errorf("resumed %v, uninterrupted %v", g, w)
 		}
 		sameLosses(t, wantLoss, readLosses(t, dir))
