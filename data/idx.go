@@ -199,7 +199,7 @@ func decodeIDX(r io.Reader, file string, wantDims int, what string) ([]int, []by
 		return fail("%d dimensions: expected %d for %s", head[3], wantDims, what)
 	}
 	dims := make([]int, wantDims)
-	total := int64(1)
+	total, item := int64(1), int64(1) // all values; values of one item
 	for i := range dims {
 		var d uint32
 		if err := binary.Read(br, binary.BigEndian, &d); err != nil {
@@ -207,7 +207,10 @@ func decodeIDX(r io.Reader, file string, wantDims int, what string) ([]int, []by
 		}
 		dims[i] = int(d)
 		total *= int64(d)
-		if total > MaxImageValues {
+		if i > 0 {
+			item *= int64(d)
+		}
+		if total > MaxImageValues || item > MaxImageValues {
 			return fail("sizes %v…: more than %d values: expected at most that", dims[:i+1], int64(MaxImageValues))
 		}
 	}
