@@ -1,4 +1,6 @@
-// Package augment builds the random views of graph contrastive learning:
+// Package augment builds the random views of contrastive learning. For
+// images it has SimCLR's CIFAR pipeline (SimCLRCIFAR: random resized crop,
+// flip, colour jitter, grayscale) behind ImageAugmenter. For graphs:
 // GraphCL's node dropping, edge removal / perturbation, subgraph and
 // attribute masking (You et al., NeurIPS 2020), their random choice and
 // composition, and the removal of isolated nodes that GraphCL's data loader

@@ -1,6 +1,14 @@
-// Package data reads, generates and holds the datasets of batchsampler-go:
-// graph classification sets (TU Dortmund and GIN/DGCNN text formats, and a
-// synthetic generator). It has no dependency on Gorgonia.
+// Package data reads, generates and holds the datasets of batchsampler-go.
+// It has no dependency on Gorgonia.
+//
+//   - Graphs: TU Dortmund (ReadTU) and GIN/DGCNN text (ReadGIN) readers, node
+//     features (SetFeatures), labelled synthetic graphs (GenerateGraphs).
+//   - Images: CIFAR-10/100 binary (ReadCIFAR10, ReadCIFAR100) and IDX
+//     (ReadIDX, MNIST/Fashion-MNIST) readers, synthetic images (GenerateImages).
+//   - Text: sentence corpora (ReadCorpus), a tokenizer and vocabulary
+//     (Tokenize, BuildVocab), STS Benchmark and SICK readers (ReadSTS, ReadSICK).
+//   - Downloads with checksum verification and safe zip/tar.gz extraction
+//     (Download, ExtractZip, FetchCIFAR, ExtractTarGz).
 package data
 
 import "fmt"
