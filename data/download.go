@@ -247,40 +247,12 @@ func safeZipName(f *zip.File) (string, error) {
 }
 
 // extractMember writes one regular member through root, atomically, and
-// returns the number of bytes written.
-func extractMember(root *os.Root, f *zip.File, name string, remaining int64) (n int64, err error) {
+// returns the number of bytes written (see writeRootFile).
+func extractMember(root *os.Root, f *zip.File, name string, remaining int64) (int64, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
-	dir, base := path.Split(name)
-	tmpName := dir + "." + base + ".part"
-	root.Remove(tmpName) // a leftover of an interrupted run
-	out, err := root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return 0, err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			out.Close()
-			root.Remove(tmpName)
-		}
-	}()
-	n, err = io.Copy(out, io.LimitReader(rc, remaining+1))
-	if err != nil {
-		return n, err
-	}
-	if n > remaining {
-		return n, errors.New("archive expands beyond the extraction size limit (MaxExtractBytes)")
-	}
-	if err := out.Close(); err != nil {
-		return n, err
-	}
-	if err := root.Rename(tmpName, name); err != nil {
-		return n, err
-	}
-	ok = true
-	return n, nil
+	return writeRootFile(root, name, rc, remaining)
 }
