@@ -1,5 +1,10 @@
-// Command download fetches a TU Dortmund graph classification dataset,
-// checks its sha256 and extracts it so that data.ReadTU can read it:
+// Command download fetches a dataset, checks its checksum and extracts it
+// safely. CIFAR-10/100 (binary version, md5 published by the dataset's site):
+//
+//	go run ./cmd/download -dataset cifar-10 -dir data/cifar [-url URL -md5 HEX]
+//
+// gives data/cifar/cifar-10-batches-bin/ for data.ReadCIFAR10Dir. A TU
+// Dortmund graph classification dataset, for data.ReadTU:
 //
 //	go run ./cmd/download -dataset MUTAG -dir data/tu [-sha256 HEX|any] [-url URL] [-keep-zip]
 //
@@ -54,6 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	sum := fs.String("sha256", "", "expected sha256 (`HEX`) of the zip, or \"any\" to skip the check; default: the built-in checksum for MUTAG, IMDB-BINARY and NCI1 when -url is not given")
 	rawURL := fs.String("url", "", "`URL` of the zip (default "+data.TUDatasetURL("NAME")+")")
 	keep := fs.Bool("keep-zip", false, "keep the downloaded zip in -dir")
+	md5sum := fs.String("md5", "", "expected md5 (`HEX`) of a CIFAR archive (default: the published one; with -url, \"any\" skips the check)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: download -dataset NAME [-dir DIR] [-sha256 HEX|any] [-url URL] [-keep-zip]")
 		fs.PrintDefaults()
@@ -63,6 +69,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q: expected flags only", fs.Args())
+	}
+	if *name == "cifar-10" || *name == "cifar-100" {
+		return fetchCIFAR(ctx, *name, *dir, *rawURL, *md5sum, stdout)
 	}
 	if !validName.MatchString(*name) {
 		return fmt.Errorf("-dataset %q: expected a TU dataset name (letters, digits, '_', '-', '.'), e.g. MUTAG", *name)
@@ -115,5 +124,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: %d graphs, %d nodes, %d undirected edges, %d classes %v, %d node labels, %d edge labels, attribute dimension %d\n",
 		tuDir, len(s.Graphs), s.TotalNodes(), s.TotalEdges(), s.NumClasses, s.ClassValues, s.NumNodeLabels, s.NumEdgeLabels, s.AttrDim)
+	return nil
+}
+
+// fetchCIFAR downloads, verifies and extracts a CIFAR binary archive, then
+// reads it back as a check.
+func fetchCIFAR(ctx context.Context, name, dir, rawURL, sum string, stdout io.Writer) error {
+	u, want, err := data.CIFARURL(name)
+	if err != nil {
+		return err
+	}
+	if rawURL != "" {
+		u, want = rawURL, sum
+	} else if sum != "" {
+		want = sum
+	}
+	if want == "any" {
+		want = ""
+	}
+	fmt.Fprintf(stdout, "downloading %s\n", u)
+	out, err := data.FetchCIFAR(ctx, u, want, dir)
+	if err != nil {
+		return err
+	}
+	var set *data.ImageSet
+	if name == "cifar-10" {
+		set, err = data.ReadCIFAR10Dir(dir, true)
+	} else {
+		set, err = data.ReadCIFAR100Dir(dir, true, true)
+	}
+	if err != nil {
+		return fmt.Errorf("after extraction to %s: %w", out, err)
+	}
+	fmt.Fprintf(stdout, "%s: %d training images %dx%dx%d, %d classes (md5 verified: %v)\n", out, set.N, set.C, set.H, set.W, set.NumClasses, want != "")
 	return nil
 }
