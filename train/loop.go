@@ -91,7 +91,7 @@ type RunResult struct {
 	TrainSeconds   float64      `json:"train_seconds"`
 	SamplerSeconds float64      `json:"sampler_seconds"`
 	EvalSeconds    float64      `json:"eval_seconds"`
-	FinalFNRatio   float64      `json:"final_fn_ratio"`
+	FinalFNRatio   *float64     `json:"final_fn_ratio,omitempty"` // nil without labels
 	FinalCoverage  float64      `json:"final_coverage,omitempty"`
 	Evals          []EvalRecord `json:"evals,omitempty"`
 	Detail         any          `json:"detail,omitempty"`
@@ -117,7 +117,7 @@ type runner struct {
 	metrics        *metricsWriter
 	fnSum          float64 // false-negative ratio summed over the current epoch
 	fnCount        int
-	lastEpochFN    float64
+	lastEpochFN    *float64
 	refreshed      bool // a refresh happened before the current step
 	// cache holds the latest training-time projection of every instance
 	// (sampler embedding "cached").
@@ -293,9 +293,12 @@ func (r *runner) train(ctx context.Context) error {
 		}
 		r.step++
 		epoch := (r.step-1)/bpe + 1
-		fn := sampler.FalseNegativeRatio(idx, r.labels)
-		r.fnSum += fn
-		r.fnCount++
+		fn := math.NaN() // no labels: no false-negative ratio
+		if r.labels != nil {
+			fn = sampler.FalseNegativeRatio(idx, r.labels)
+			r.fnSum += fn
+			r.fnCount++
+		}
 		elapsed := base + time.Since(start).Seconds()
 		if r.step%r.cfg.Train.LogEvery == 0 || r.step == total {
 			rec := map[string]any{
@@ -344,8 +347,9 @@ func (r *runner) train(ctx context.Context) error {
 func (r *runner) endEpoch(epoch int) error {
 	rec := map[string]any{"event": "epoch_end", "run": r.spec.ID(), "step": r.step, "epoch": epoch}
 	if r.fnCount > 0 {
-		r.lastEpochFN = r.fnSum / float64(r.fnCount)
-		rec["fn_ratio_mean"] = r.lastEpochFN
+		fn := r.fnSum / float64(r.fnCount)
+		r.lastEpochFN = &fn
+		rec["fn_ratio_mean"] = fn
 	}
 	r.fnSum, r.fnCount = 0, 0
 	if c, ok := r.smp.(interface{ Coverage() float64 }); ok {

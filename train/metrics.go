@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 )
 
@@ -28,6 +29,11 @@ func openMetrics(runPath, allPath string) (*metricsWriter, error) {
 }
 
 func (m *metricsWriter) write(rec map[string]any) error {
+	for k, v := range rec { // JSON has no NaN: an undefined statistic is null
+		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			rec[k] = nil
+		}
+	}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)

@@ -77,3 +77,42 @@ func TestNaNLossStopsAndKeepsCheckpoint(t *testing.T) {
 		t.Error("a diverged run must not leave a result")
 	}
 }
+
+// unlabelled is a fake modality without labels (as text corpora are): the
+// loop must log no false-negative ratio, and JSON must stay valid.
+type unlabelledBuilder struct{ fakeBuilder }
+
+func (u unlabelledBuilder) New(c *Config, ds Dataset, s uint64) (Modality, error) {
+	m, err := u.fakeBuilder.New(c, ds, s)
+	if err == nil {
+		m.(*fakeModality).labels = nil
+	}
+	return m, err
+}
+
+func TestUnlabelledModality(t *testing.T) {
+	Register("fake-unlabelled", unlabelledBuilder{})
+	cfg := mustParse(t, "modality: fake-unlabelled\ndata: {source: synthetic}\ntrain: {epochs: 2, batch_size: 10}\n"+
+		"samplers: [{kind: uniform}, {kind: batchsampler, m: 20, k: 5, alpha: 0.5, refresh_every: 3}]\n")
+	dir := t.TempDir()
+	res, err := Run(context.Background(), cfg, Options{OutDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Results {
+		if e.FinalFNRatio != nil {
+			t.Errorf("%s: a false-negative ratio without labels: %v", e.Sampler, *e.FinalFNRatio)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"fn_ratio":null`) {
+		t.Errorf("metrics should log fn_ratio as null without labels:\n%.400s", b)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
+	if !strings.Contains(string(md), "| – |") {
+		t.Errorf("results.md:\n%s", md)
+	}
+}

@@ -30,9 +30,9 @@ type ResultEntry struct {
 	Std                float64   `json:"std"`
 	TrainSeconds       float64   `json:"train_seconds"` // mean per run
 	TrainSecondsPerRun []float64 `json:"train_seconds_per_seed"`
-	EvalSeconds        float64   `json:"eval_seconds"`   // mean per run
-	SamplerShare       float64   `json:"sampler_share"`  // sampler seconds / train seconds
-	FinalFNRatio       float64   `json:"final_fn_ratio"` // mean false-negative ratio of the last epoch
+	EvalSeconds        float64   `json:"eval_seconds"`             // mean per run
+	SamplerShare       float64   `json:"sampler_share"`            // sampler seconds / train seconds
+	FinalFNRatio       *float64  `json:"final_fn_ratio,omitempty"` // mean false-negative ratio of the last epoch (nil without labels)
 	Comparison         *Paired   `json:"paired_vs_first,omitempty"`
 }
 
@@ -55,6 +55,7 @@ func summarize(cfg *Config, ds Dataset, runs []RunResult) *Results {
 	for _, sc := range cfg.SamplerList() {
 		e := ResultEntry{Dataset: ds.Name(), Modality: cfg.Modality, Sampler: sc.DisplayName(), Loss: lossName(cfg)}
 		var trainSum, evalSum, smpSum, fnSum float64
+		fnN := 0
 		for _, r := range runs {
 			if r.Sampler != sc.DisplayName() {
 				continue
@@ -66,14 +67,21 @@ func summarize(cfg *Config, ds Dataset, runs []RunResult) *Results {
 			trainSum += r.TrainSeconds
 			evalSum += r.EvalSeconds
 			smpSum += r.SamplerSeconds
-			fnSum += r.FinalFNRatio
+			if r.FinalFNRatio != nil {
+				fnSum += *r.FinalFNRatio
+				fnN++
+			}
 		}
 		n := float64(len(e.PerSeed))
 		if n == 0 {
 			continue
 		}
 		e.Mean, e.Std = eval.MeanStd(e.PerSeed)
-		e.TrainSeconds, e.EvalSeconds, e.FinalFNRatio = trainSum/n, evalSum/n, fnSum/n
+		e.TrainSeconds, e.EvalSeconds = trainSum/n, evalSum/n
+		if fnN > 0 {
+			fn := fnSum / float64(fnN)
+			e.FinalFNRatio = &fn
+		}
 		if trainSum > 0 {
 			e.SamplerShare = smpSum / trainSum
 		}
@@ -109,8 +117,12 @@ func (r *Results) Markdown() string {
 	b.WriteString("| Dataset | Sampler | Loss | Metric | Result | Seeds | Train s/run | Eval s/run | Sampler share | Final FN ratio |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, e := range r.Results {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f±%.2f | %d | %.1f | %.1f | %.1f%% | %.3f |\n",
-			e.Dataset, e.Sampler, e.Loss, e.Metric, e.Mean, e.Std, len(e.PerSeed), e.TrainSeconds, e.EvalSeconds, 100*e.SamplerShare, e.FinalFNRatio)
+		fn := "–"
+		if e.FinalFNRatio != nil {
+			fn = fmt.Sprintf("%.3f", *e.FinalFNRatio)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f±%.2f | %d | %.1f | %.1f | %.1f%% | %s |\n",
+			e.Dataset, e.Sampler, e.Loss, e.Metric, e.Mean, e.Std, len(e.PerSeed), e.TrainSeconds, e.EvalSeconds, 100*e.SamplerShare, fn)
 	}
 	var cmp []string
 	for _, e := range r.Results {
