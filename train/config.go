@@ -55,6 +55,32 @@ type DataConfig struct {
 	Features  string          `yaml:"features"`
 	MaxDegree int             `yaml:"max_degree"`
 	Synthetic SyntheticConfig `yaml:"synthetic"`
+	// Text describes the sentence corpus and STS data of source "corpus"
+	// (modality text).
+	Text TextDataConfig `yaml:"text"`
+}
+
+// TextDataConfig is the text modality's data: a sentence corpus, the
+// PPMI-SVD word vectors computed from it, and STS Benchmark for evaluation.
+type TextDataConfig struct {
+	// Corpus lists the corpus files (one sentence a line), relative to the
+	// data root unless absolute.
+	Corpus []string `yaml:"corpus"`
+	// MaxSentences keeps the first n sentences of the concatenated corpus
+	// (0: all).
+	MaxSentences int `yaml:"max_sentences"`
+	// STSDir holds sts-dev.csv and sts-test.csv (relative to the data root
+	// unless absolute).
+	STSDir string `yaml:"sts_dir"`
+	// MinCount and MaxVocab bound the vocabulary; Window and Dim are the
+	// PPMI co-occurrence window and the SVD dimension of the word vectors.
+	MinCount int `yaml:"min_count"`
+	MaxVocab int `yaml:"max_vocab"`
+	Window   int `yaml:"window"`
+	Dim      int `yaml:"dim"`
+	// VectorsCache is a directory where the word vectors are cached as
+	// wordvec-<hash of corpus and options>.bin ("" disables the cache).
+	VectorsCache string `yaml:"vectors_cache"`
 }
 
 // SyntheticConfig parameterises the generated graph dataset.
@@ -70,11 +96,15 @@ type SyntheticConfig struct {
 
 // ModelConfig describes the encoder.
 type ModelConfig struct {
-	// Kind is "gin" for graphs.
+	// Kind is "gin" for graphs, "mlp" for text (embedding bag → MLP).
 	Kind    string `yaml:"kind"`
 	Hidden  int    `yaml:"hidden"`
 	Layers  int    `yaml:"layers"`
 	ProjDim int    `yaml:"proj_dim"`
+	// Dropout is the text MLP's dropout probability (the SimCSE views).
+	Dropout float64 `yaml:"dropout"`
+	// TrainEmbeddings fine-tunes the text model's word-vector table.
+	TrainEmbeddings bool `yaml:"train_embeddings"`
 }
 
 // AugmentConfig lists the augmentations that make the second view.
@@ -174,7 +204,8 @@ type TrainConfig struct {
 
 // EvalConfig chooses the evaluation protocol.
 type EvalConfig struct {
-	// Kind is "svm" (GraphCL's SVC with inner grid search in k-fold CV).
+	// Kind is "svm" (GraphCL's SVC with inner grid search in k-fold CV)
+	// or "sts" (STS-B Spearman of cosine similarities, text).
 	Kind       string    `yaml:"kind"`
 	Folds      int       `yaml:"folds"`
 	InnerFolds int       `yaml:"inner_folds"`
@@ -197,6 +228,43 @@ func DefaultConfig() Config {
 		Eval:  EvalConfig{Kind: "svm", Folds: 10, InnerFolds: 5, Cs: []float64{1e-3, 1e-2, 1e-1, 1, 10, 100, 1000}},
 		Seeds: []uint64{0},
 	}
+}
+
+// DefaultConfigFor returns the defaults of a modality: DefaultConfig for
+// graphs, and for "text" SimCSE's setting (the two shared corpora, STS-B,
+// PPMI-SVD vectors of dimension 300, an MLP of width 512 with dropout 0.1,
+// InfoNCE τ=0.05, B=64, Adam lr 1e-3, one epoch). The config file's
+// `modality` key selects the defaults before the rest is decoded over them.
+func DefaultConfigFor(modality string) Config {
+	c := DefaultConfig()
+	if modality != "text" {
+		return c
+	}
+	c.Modality = "text"
+	c.Data = DataConfig{Source: "corpus", Text: TextDataConfig{
+		Corpus: []string{"text/gutenberg_sentences.txt", "text/wiki_sentences.txt"}, STSDir: "sts",
+		MinCount: 5, MaxVocab: 20000, Window: 5, Dim: 300, VectorsCache: filepath.Join("runs", "cache"),
+	}}
+	c.Model = ModelConfig{Kind: "mlp", Hidden: 512, Dropout: 0.1, TrainEmbeddings: true}
+	c.Augment = AugmentConfig{Mode: "random_choice"}
+	c.Loss = loss.Default("text")
+	c.Train = TrainConfig{Epochs: 1, BatchSize: 64, LR: 1e-3, LogEvery: 10, Checkpoint: true}
+	c.Eval = EvalConfig{Kind: "sts"}
+	return c
+}
+
+// modalityOf returns the value of the top-level `modality` key ("" if absent).
+func modalityOf(doc *yaml.Node) string {
+	n := doc.Content[0]
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		if n.Content[j].Value == "modality" && n.Content[j+1].Kind == yaml.ScalarNode {
+			return n.Content[j+1].Value
+		}
+	}
+	return ""
 }
 
 // LoadConfig reads a YAML config, applies the -set overrides ("a.b.c=value",
@@ -228,7 +296,7 @@ func ParseConfig(src []byte, sets []string) (Config, error) {
 			return Config{}, err
 		}
 	}
-	c := DefaultConfig()
+	c := DefaultConfigFor(modalityOf(&root))
 	if err := checkKeys(root.Content[0], typeOfConfig, ""); err != nil {
 		return Config{}, err
 	}
@@ -331,22 +399,10 @@ func (c *Config) Validate() error {
 		}
 	}
 	add(oneOf("modality", c.Modality, registered()...))
-	add(oneOf("data.source", c.Data.Source, "tu", "gin", "synthetic"))
-	if c.Data.Source != "synthetic" && c.Data.Path == "" {
-		errs = append(errs, "data.path: required for source "+c.Data.Source+" (a directory for tu, a file for gin)")
-	}
-	if c.Data.Source == "tu" && c.Data.Name == "" {
-		errs = append(errs, "data.name: required for source tu (the NAME of NAME_A.txt)")
-	}
-	add(oneOf("data.features", c.Data.Features, "auto", "labels", "attributes", "labels+attributes", "constant", "degree"))
-	if c.Data.MaxDegree < 0 {
-		errs = append(errs, fmt.Sprintf("data.max_degree: must be >= 0, got %d", c.Data.MaxDegree))
-	}
-	add(oneOf("model.kind", c.Model.Kind, "gin"))
-	add(positive("model.hidden", c.Model.Hidden))
-	add(positive("model.layers", c.Model.Layers))
-	if c.Model.ProjDim < 0 {
-		errs = append(errs, fmt.Sprintf("model.proj_dim: must be >= 0 (0 = layers*hidden), got %d", c.Model.ProjDim))
+	if c.Modality == "text" {
+		errs = append(errs, c.validateText()...)
+	} else {
+		errs = append(errs, c.validateGraph()...)
 	}
 	add(oneOf("augment.mode", c.Augment.Mode, "random_choice", "compose"))
 	if err := c.Loss.Validate(); err != nil {
@@ -371,21 +427,6 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Sprintf("train.eval_every: must be >= 0, got %d", c.Train.EvalEvery))
 	}
 	add(positive("train.log_every", c.Train.LogEvery))
-	add(oneOf("eval.kind", c.Eval.Kind, "svm"))
-	if c.Eval.Folds < 2 {
-		errs = append(errs, fmt.Sprintf("eval.folds: must be >= 2, got %d", c.Eval.Folds))
-	}
-	if c.Eval.InnerFolds < 2 {
-		errs = append(errs, fmt.Sprintf("eval.inner_folds: must be >= 2, got %d", c.Eval.InnerFolds))
-	}
-	if len(c.Eval.Cs) == 0 {
-		errs = append(errs, "eval.cs: need at least one value of C")
-	}
-	for i, v := range c.Eval.Cs {
-		if !(v > 0) {
-			errs = append(errs, fmt.Sprintf("eval.cs[%d]: C must be positive, got %v", i, v))
-		}
-	}
 	if len(c.Seeds) == 0 {
 		errs = append(errs, "seeds: need at least one seed")
 	}
@@ -407,6 +448,91 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("invalid config:\n  %s", strings.Join(errs, "\n  "))
 	}
 	return nil
+}
+
+// validateText checks the keys the text modality reads.
+func (c *Config) validateText() []string {
+	var errs []string
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	t := c.Data.Text
+	add(oneOf("data.source", c.Data.Source, "corpus"))
+	if len(t.Corpus) == 0 {
+		errs = append(errs, "data.text.corpus: need at least one corpus file")
+	}
+	for i, f := range t.Corpus {
+		if f == "" {
+			errs = append(errs, fmt.Sprintf("data.text.corpus[%d]: empty file name", i))
+		}
+	}
+	if t.MaxSentences < 0 {
+		errs = append(errs, fmt.Sprintf("data.text.max_sentences: must be >= 0 (0 = all), got %d", t.MaxSentences))
+	}
+	if t.STSDir == "" {
+		errs = append(errs, "data.text.sts_dir: required (the directory of sts-dev.csv and sts-test.csv)")
+	}
+	add(positive("data.text.min_count", t.MinCount))
+	if t.MaxVocab < 0 {
+		errs = append(errs, fmt.Sprintf("data.text.max_vocab: must be >= 0 (0 = no limit), got %d", t.MaxVocab))
+	}
+	add(positive("data.text.window", t.Window))
+	add(positive("data.text.dim", t.Dim))
+	add(oneOf("model.kind", c.Model.Kind, "mlp"))
+	add(positive("model.hidden", c.Model.Hidden))
+	if c.Model.ProjDim < 0 {
+		errs = append(errs, fmt.Sprintf("model.proj_dim: must be >= 0 (0 = hidden), got %d", c.Model.ProjDim))
+	}
+	if !(c.Model.Dropout >= 0 && c.Model.Dropout < 1) {
+		errs = append(errs, fmt.Sprintf("model.dropout: must be in [0, 1), got %v", c.Model.Dropout))
+	}
+	add(oneOf("eval.kind", c.Eval.Kind, "sts"))
+	return errs
+}
+
+// validateGraph checks the keys the graph modality reads.
+func (c *Config) validateGraph() []string {
+	var errs []string
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	add(oneOf("data.source", c.Data.Source, "tu", "gin", "synthetic"))
+	if c.Data.Source != "synthetic" && c.Data.Path == "" {
+		errs = append(errs, "data.path: required for source "+c.Data.Source+" (a directory for tu, a file for gin)")
+	}
+	if c.Data.Source == "tu" && c.Data.Name == "" {
+		errs = append(errs, "data.name: required for source tu (the NAME of NAME_A.txt)")
+	}
+	add(oneOf("data.features", c.Data.Features, "auto", "labels", "attributes", "labels+attributes", "constant", "degree"))
+	if c.Data.MaxDegree < 0 {
+		errs = append(errs, fmt.Sprintf("data.max_degree: must be >= 0, got %d", c.Data.MaxDegree))
+	}
+	add(oneOf("model.kind", c.Model.Kind, "gin"))
+	add(positive("model.hidden", c.Model.Hidden))
+	add(positive("model.layers", c.Model.Layers))
+	if c.Model.ProjDim < 0 {
+		errs = append(errs, fmt.Sprintf("model.proj_dim: must be >= 0 (0 = layers*hidden), got %d", c.Model.ProjDim))
+	}
+	add(oneOf("eval.kind", c.Eval.Kind, "svm"))
+	if c.Eval.Folds < 2 {
+		errs = append(errs, fmt.Sprintf("eval.folds: must be >= 2, got %d", c.Eval.Folds))
+	}
+	if c.Eval.InnerFolds < 2 {
+		errs = append(errs, fmt.Sprintf("eval.inner_folds: must be >= 2, got %d", c.Eval.InnerFolds))
+	}
+	if len(c.Eval.Cs) == 0 {
+		errs = append(errs, "eval.cs: need at least one value of C")
+	}
+	for i, v := range c.Eval.Cs {
+		if !(v > 0) {
+			errs = append(errs, fmt.Sprintf("eval.cs[%d]: C must be positive, got %v", i, v))
+		}
+	}
+	return errs
 }
 
 func (s SamplerConfig) validate(key string) error {

@@ -1,0 +1,666 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"github.com/batchsampler-go/batchsampler/model/ops"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// DefaultTextDropout is the dropout probability of a TextMLP when
+// TextConfig.Dropout is 0 (SimCSE's 0.1).
+const DefaultTextDropout = 0.1
+
+// TextConfig sizes a TextMLP, the SimCSE-style sentence encoder without a
+// transformer: embedding bag → Linear → ReLU → dropout → Linear, with a
+// projection head Linear → ReLU → Linear for the loss. Zero fields take
+// their defaults.
+type TextConfig struct {
+	// VocabSize × EmbDim is the embedding table; both required (> 0).
+	VocabSize, EmbDim int
+	// Vectors initialises the table (VocabSize×EmbDim row-major, e.g. the
+	// PPMI-SVD word vectors); nil draws it from N(0, 1/EmbDim).
+	Vectors []float32
+	// Hidden is the width of the MLP and the size of the sentence
+	// embedding; default 512.
+	Hidden int
+	// ProjDim is the projection head's width and output; default Hidden.
+	ProjDim int
+	// Dropout is the probability p of zeroing a hidden unit in training
+	// mode, in [0, 1); 0 means DefaultTextDropout (set NoDropout to train
+	// without dropout).
+	Dropout   float64
+	NoDropout bool
+	// TrainEmbeddings makes the embedding table a trainable parameter; when
+	// false it is a frozen buffer.
+	TrainEmbeddings bool
+	// Float64 makes parameters and activations float64 (gradient checks).
+	// Embed, EmbedProjected and Adam need float32.
+	Float64 bool
+}
+
+func (c TextConfig) withDefaults() (TextConfig, error) {
+	if c.Hidden == 0 {
+		c.Hidden = 512
+	}
+	if c.ProjDim == 0 {
+		c.ProjDim = c.Hidden
+	}
+	if c.Dropout == 0 && !c.NoDropout {
+		c.Dropout = DefaultTextDropout
+	}
+	if c.NoDropout {
+		c.Dropout = 0
+	}
+	switch {
+	case c.VocabSize <= 0 || c.EmbDim <= 0:
+		return c, fmt.Errorf("text config: VocabSize %d and EmbDim %d must be > 0", c.VocabSize, c.EmbDim)
+	case c.Hidden < 0 || c.ProjDim < 0:
+		return c, fmt.Errorf("text config: negative size (Hidden %d, ProjDim %d)", c.Hidden, c.ProjDim)
+	case !(c.Dropout >= 0 && c.Dropout < 1):
+		return c, fmt.Errorf("text config: Dropout %v, want in [0, 1)", c.Dropout)
+	case c.Vectors != nil && len(c.Vectors) != c.VocabSize*c.EmbDim:
+		return c, fmt.Errorf("text config: %d initial vectors values, want VocabSize×EmbDim = %d×%d", len(c.Vectors), c.VocabSize, c.EmbDim)
+	}
+	return c, nil
+}
+
+// TextMLP is the sentence encoder with its projection head. Parameters, in
+// Params order: embedding.weight (VocabSize×EmbDim, trainable only with
+// TrainEmbeddings), mlp.0.{weight,bias} (EmbDim×Hidden), mlp.3.{weight,bias}
+// (Hidden×Hidden), proj.0.{weight,bias}, proj.2.{weight,bias}. Linear
+// weights are stored in×out, so a layer is x·W + b.
+//
+// A sentence is a list of token ids; ids equal to UnkID (0, data.UnkID) are
+// ignored, and the embedding bag is the mean of the remaining rows of the
+// table (the zero vector when none is left).
+type TextMLP struct {
+	cfg    TextConfig
+	params []*Param
+	// gradBuf holds the gradient slices Grads returns, reused between
+	// steps: allocating a fresh VocabSize×EmbDim slice per step costs more
+	// than the copy itself.
+	gradBuf [][]float32
+	// touched lists the table rows gradBuf[embedding] holds nonzero values
+	// in (the rows the previous Grads scattered into).
+	touched []int32
+}
+
+// UnkID is the token id the embedding bag ignores (data.UnkID).
+const UnkID int32 = 0
+
+const (
+	tEmb = iota
+	tW1
+	tB1
+	tW2
+	tB2
+	tPW1
+	tPB1
+	tPW2
+	tPB2
+)
+
+// NewTextMLP builds a TextMLP: the table copied from cfg.Vectors (or drawn
+// from N(0, 1/EmbDim)), every Linear weight and bias drawn from
+// U(−1/√fan_in, 1/√fan_in) as PyTorch does, from a PCG source seeded with
+// seed, in Params order.
+func NewTextMLP(cfg TextConfig, seed uint64) (*TextMLP, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m := &TextMLP{cfg: cfg}
+	dt := tensor.Float32
+	if cfg.Float64 {
+		dt = tensor.Float64
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x7e47a11ce))
+	add := func(name string, trainable bool, shape ...int) *tensor.Dense {
+		d := tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
+		m.params = append(m.params, &Param{Name: name, Value: d, Trainable: trainable})
+		return d
+	}
+	uniform := func(d *tensor.Dense, fanIn int) {
+		bound := 1 / math.Sqrt(float64(fanIn))
+		fill(d, func() float64 { return (2*rng.Float64() - 1) * bound })
+	}
+	emb := add("embedding.weight", cfg.TrainEmbeddings, cfg.VocabSize, cfg.EmbDim)
+	if cfg.Vectors != nil {
+		i := 0
+		fill(emb, func() float64 { v := cfg.Vectors[i]; i++; return float64(v) })
+	} else {
+		s := 1 / math.Sqrt(float64(cfg.EmbDim))
+		fill(emb, func() float64 { return rng.NormFloat64() * s })
+	}
+	h, p := cfg.Hidden, cfg.ProjDim
+	uniform(add("mlp.0.weight", true, cfg.EmbDim, h), cfg.EmbDim)
+	uniform(add("mlp.0.bias", true, h), cfg.EmbDim)
+	uniform(add("mlp.3.weight", true, h, h), h)
+	uniform(add("mlp.3.bias", true, h), h)
+	uniform(add("proj.0.weight", true, h, p), h)
+	uniform(add("proj.0.bias", true, p), h)
+	uniform(add("proj.2.weight", true, p, p), p)
+	uniform(add("proj.2.bias", true, p), p)
+	return m, nil
+}
+
+// Config returns the configuration with defaults filled in (Vectors is
+// the slice given to NewTextMLP).
+func (m *TextMLP) Config() TextConfig { return m.cfg }
+
+// Params returns the parameters in a stable order (see TextMLP); the slice
+// is shared with the model.
+func (m *TextMLP) Params() []*Param { return m.params }
+
+// EmbedDim is the size of a sentence embedding (Hidden).
+func (m *TextMLP) EmbedDim() int { return m.cfg.Hidden }
+
+// ProjDim is the size of the projection head's output.
+func (m *TextMLP) ProjDim() int { return m.cfg.ProjDim }
+
+// TextBound is a TextMLP bound into one Gorgonia expression graph; encode
+// both SimCSE views through the same TextBound so that the gradients of the
+// shared parameter nodes accumulate. Used by one goroutine at a time.
+type TextBound struct {
+	m     *TextMLP
+	g     *gorgonia.ExprGraph
+	nodes []*gorgonia.Node
+	n     int
+	masks [][]float64 // the dropout masks drawn by Encode, in call order
+	bags  []bagCall   // embedding bags of a trainable table, for Grads
+	mode  bagMode
+}
+
+// bagCall is one embedding bag of a trainable table: its input node (the
+// bag means, differentiated) and the batch it averaged.
+type bagCall struct {
+	x     *gorgonia.Node
+	batch [][]int32
+}
+
+// bagMode selects how the gradient reaches a trainable embedding table.
+type bagMode int
+
+const (
+	// bagScatter: the bag means are an input node that Gorgonia
+	// differentiates; Grads scatters dL/dx into the rows of the used words
+	// (len(batch)·tokens·EmbDim work, no VocabSize×EmbDim tensor per step).
+	bagScatter bagMode = iota
+	// bagSpMM: the table is a Gorgonia node and the bag is ops.SpMM times
+	// 1/length; the backward is a VocabSize×EmbDim SpMM (for the benchmark
+	// and as a cross-check of bagScatter).
+	bagSpMM
+)
+
+// Bind prepares m for the expression graph g; parameter nodes are created
+// on first use. Call Bind once per graph.
+func (m *TextMLP) Bind(g *gorgonia.ExprGraph) *TextBound {
+	return &TextBound{m: m, g: g, nodes: make([]*gorgonia.Node, len(m.params))}
+}
+
+func (b *TextBound) node(i int) *gorgonia.Node {
+	if b.nodes[i] != nil {
+		return b.nodes[i]
+	}
+	p := b.m.params[i]
+	opts := []gorgonia.NodeConsOpt{gorgonia.WithShape(p.Value.Shape()...), gorgonia.WithName(p.Name), gorgonia.WithValue(p.Value)}
+	if p.Value.Dims() == 1 {
+		b.nodes[i] = gorgonia.NewVector(b.g, p.Value.Dtype(), opts...)
+	} else {
+		b.nodes[i] = gorgonia.NewMatrix(b.g, p.Value.Dtype(), opts...)
+	}
+	return b.nodes[i]
+}
+
+func (b *TextBound) constant(name string, rows, cols int, v []float64) *gorgonia.Node {
+	var t *tensor.Dense
+	if b.m.cfg.Float64 {
+		t = tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(v))
+	} else {
+		f := make([]float32, len(v))
+		for i, x := range v {
+			f[i] = float32(x)
+		}
+		t = tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(f))
+	}
+	n := gorgonia.NewMatrix(b.g, t.Dtype(), gorgonia.WithShape(rows, cols),
+		gorgonia.WithName(fmt.Sprintf("text.%d.%s", b.n, name)), gorgonia.WithValue(t))
+	return n
+}
+
+// checkBatch validates token ids and returns the known ones per sentence.
+func (m *TextMLP) checkBatch(batch [][]int32) error {
+	if len(batch) == 0 {
+		return fmt.Errorf("empty batch")
+	}
+	for i, s := range batch {
+		for k, id := range s {
+			if id < 0 || int(id) >= m.cfg.VocabSize {
+				return fmt.Errorf("sentence %d token %d: id %d out of range [0, %d)", i, k, id, m.cfg.VocabSize)
+			}
+		}
+	}
+	return nil
+}
+
+// bag returns the CSR "sentence × vocabulary" pattern of the known tokens
+// (a repeated token counts twice) and 1/(number of known tokens) per
+// sentence (0 for a sentence without any).
+func bag(batch [][]int32, vocab int) (*ops.CSR, []float64, error) {
+	rowPtr := make([]int32, len(batch)+1)
+	var col []int32
+	inv := make([]float64, len(batch))
+	for i, s := range batch {
+		n := 0
+		for _, id := range s {
+			if id != UnkID {
+				col = append(col, id)
+				n++
+			}
+		}
+		rowPtr[i+1] = int32(len(col))
+		if n > 0 {
+			inv[i] = 1 / float64(n)
+		}
+	}
+	if col == nil {
+		col = []int32{}
+	}
+	csr, err := ops.NewCSR(len(batch), vocab, rowPtr, col)
+	return csr, inv, err
+}
+
+// DropoutMask draws an n-value inverted-dropout mask from rng: each value
+// is 0 with probability p and 1/(1−p) otherwise, so the expected
+// activation is unchanged. Encode uses it, one mask per call.
+func DropoutMask(rng *rand.Rand, n int, p float64) []float64 {
+	m := make([]float64, n)
+	keep := 1 / (1 - p)
+	for i := range m {
+		if rng.Float64() >= p {
+			m[i] = keep
+		}
+	}
+	return m
+}
+
+// Encode adds the encoder applied to batch (one token-id list per sentence)
+// and returns the sentence embeddings (len(batch) × Hidden). With train
+// true and p > 0, a dropout mask drawn from rng (DropoutMask over the
+// len(batch) × Hidden hidden units, row-major) is multiplied into the hidden
+// layer: two calls with the same rng give the two SimCSE views with
+// different masks, and the same seed gives the same masks. With train false
+// there is no dropout and rng may be nil.
+func (b *TextBound) Encode(batch [][]int32, train bool, rng *rand.Rand) (*gorgonia.Node, error) {
+	v, err := b.EncodeViews(batch, 1, train, rng)
+	if err != nil {
+		return nil, err
+	}
+	return v[0], nil
+}
+
+// EncodeViews is views calls of Encode on the same batch that share one
+// embedding bag node: the views differ only by their dropout masks (drawn
+// in view order from rng, as successive Encode calls would), and the
+// embedding table's gradient is computed once for all views instead of once
+// per view.
+func (b *TextBound) EncodeViews(batch [][]int32, views int, train bool, rng *rand.Rand) ([]*gorgonia.Node, error) {
+	cfg := b.m.cfg
+	if views < 1 {
+		return nil, fmt.Errorf("encode: %d views, want >= 1", views)
+	}
+	if err := b.m.checkBatch(batch); err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	if train && cfg.Dropout > 0 && rng == nil {
+		return nil, fmt.Errorf("encode: training-mode dropout needs an rng")
+	}
+	n, d, h := len(batch), cfg.EmbDim, cfg.Hidden
+	var x *gorgonia.Node
+	switch {
+	case cfg.TrainEmbeddings && b.mode == bagScatter:
+		x = b.constant("bag", n, d, b.m.bagMean(batch))
+		b.bags = append(b.bags, bagCall{x: x, batch: batch})
+	case cfg.TrainEmbeddings:
+		csr, inv, err := bag(batch, cfg.VocabSize)
+		if err != nil {
+			return nil, fmt.Errorf("encode: %w", err)
+		}
+		sum, err := ops.SpMM(csr, b.node(tEmb))
+		if err != nil {
+			return nil, fmt.Errorf("encode: embedding bag: %w", err)
+		}
+		scale := make([]float64, n*d)
+		for i, v := range inv {
+			for j := range d {
+				scale[i*d+j] = v
+			}
+		}
+		if x, err = gorgonia.HadamardProd(sum, b.constant("inv_len", n, d, scale)); err != nil {
+			return nil, fmt.Errorf("encode: embedding bag mean: %w", err)
+		}
+	default:
+		// A frozen table: the mean is an input computed here.
+		x = b.constant("bag", n, d, b.m.bagMean(batch))
+	}
+	out := make([]*gorgonia.Node, views)
+	for v := range out {
+		hid, err := ops.Linear(x, b.node(tW1), b.node(tB1), ops.LinearOpts{ReLU: true, NoInputGrad: !cfg.TrainEmbeddings})
+		if err != nil {
+			return nil, fmt.Errorf("encode: mlp.0: %w", err)
+		}
+		if train && cfg.Dropout > 0 {
+			mask := DropoutMask(rng, n*h, cfg.Dropout)
+			b.masks = append(b.masks, mask)
+			if hid, err = gorgonia.HadamardProd(hid, b.constant(fmt.Sprintf("dropout.%d", v), n, h, mask)); err != nil {
+				return nil, fmt.Errorf("encode: dropout: %w", err)
+			}
+		}
+		if out[v], err = ops.Linear(hid, b.node(tW2), b.node(tB2), ops.LinearOpts{}); err != nil {
+			return nil, fmt.Errorf("encode: mlp.3: %w", err)
+		}
+	}
+	b.n++
+	return out, nil
+}
+
+// Masks returns the dropout masks drawn so far, one per training-mode
+// Encode call (for tests and diagnostics).
+func (b *TextBound) Masks() [][]float64 { return b.masks }
+
+// Project adds the projection head applied to emb (n × Hidden) and returns
+// n × ProjDim.
+func (b *TextBound) Project(emb *gorgonia.Node) (*gorgonia.Node, error) {
+	if emb == nil || emb.Shape().Dims() != 2 || emb.Shape()[1] != b.m.cfg.Hidden {
+		return nil, fmt.Errorf("project: input must be an (n, %d) matrix", b.m.cfg.Hidden)
+	}
+	h, err := ops.Linear(emb, b.node(tPW1), b.node(tPB1), ops.LinearOpts{ReLU: true})
+	if err != nil {
+		return nil, fmt.Errorf("project: proj.0: %w", err)
+	}
+	out, err := ops.Linear(h, b.node(tPW2), b.node(tPB2), ops.LinearOpts{})
+	if err != nil {
+		return nil, fmt.Errorf("project: proj.2: %w", err)
+	}
+	return out, nil
+}
+
+// Learnables returns the nodes to differentiate, pass them to
+// gorgonia.Grad: the trainable parameters used so far in Params order, with
+// a trainable embedding table represented by the embedding-bag nodes of the
+// Encode calls (Grads turns their gradients into the table's).
+func (b *TextBound) Learnables() gorgonia.Nodes {
+	var ns gorgonia.Nodes
+	for i, p := range b.m.params {
+		if !p.Trainable {
+			continue
+		}
+		if i == tEmb {
+			for _, c := range b.bags {
+				ns = append(ns, c.x)
+			}
+		}
+		if b.nodes[i] != nil {
+			ns = append(ns, b.nodes[i])
+		}
+	}
+	return ns
+}
+
+// bagGrads returns dL/dx of every embedding bag (float64, len(batch)×EmbDim).
+func (b *TextBound) bagGrads() ([][]float64, error) {
+	d := b.m.cfg.EmbDim
+	out := make([][]float64, len(b.bags))
+	for k, c := range b.bags {
+		gv, err := c.x.Grad()
+		if err != nil {
+			return nil, fmt.Errorf("grads: embedding bag %d: %w (did gorgonia.Grad include Learnables() and the machine run?)", k, err)
+		}
+		dense, ok := gv.(*tensor.Dense)
+		if !ok || dense.DataSize() != len(c.batch)*d {
+			return nil, fmt.Errorf("grads: embedding bag %d: gradient is %v, want %d×%d", k, gv, len(c.batch), d)
+		}
+		out[k] = floats64(dense)
+	}
+	return out, nil
+}
+
+// scatterBag adds to the table gradient dst (VocabSize×d) the gradient of
+// one embedding bag: row w gets Σ over sentences s and occurrences of w in s
+// of dx_s / (known tokens of s). It appends the rows it touched to touched.
+func scatterBag[T float32 | float64](dst []T, d int, batch [][]int32, dx []float64, touched []int32) []int32 {
+	for i, s := range batch {
+		cnt := 0
+		for _, id := range s {
+			if id != UnkID {
+				cnt++
+			}
+		}
+		if cnt == 0 {
+			continue
+		}
+		inv := 1 / float64(cnt)
+		g := dx[i*d : (i+1)*d]
+		for _, id := range s {
+			if id == UnkID {
+				continue
+			}
+			touched = append(touched, id)
+			row := dst[int(id)*d : (int(id)+1)*d]
+			for j, v := range g {
+				row[j] += T(v * inv)
+			}
+		}
+	}
+	return touched
+}
+
+// scatterTableGrad returns the table's gradient in the model's float32
+// buffer: the rows the previous call touched are zeroed first, so the work
+// is proportional to the batch's tokens, not to the vocabulary.
+func (b *TextBound) scatterTableGrad() ([]float32, error) {
+	m := b.m
+	d := m.cfg.EmbDim
+	dxs, err := b.bagGrads()
+	if err != nil {
+		return nil, err
+	}
+	g := m.gradBuf[tEmb]
+	if len(g) != m.cfg.VocabSize*d {
+		g = make([]float32, m.cfg.VocabSize*d)
+		m.gradBuf[tEmb] = g
+		m.touched = nil
+	}
+	for _, id := range m.touched {
+		clear(g[int(id)*d : (int(id)+1)*d])
+	}
+	m.touched = m.touched[:0]
+	for k, c := range b.bags {
+		m.touched = scatterBag(g, d, c.batch, dxs[k], m.touched)
+	}
+	return g, nil
+}
+
+// Grads returns, after the machine ran, one gradient per trainable
+// parameter in Params order (copied, float32); nil for a parameter the
+// graph did not use. The slices belong to the model and are overwritten by
+// the next Grads call on any TextBound of it: consume them (Adam.Step)
+// before the next step.
+func (b *TextBound) Grads() ([][]float32, error) {
+	if b.m.gradBuf == nil {
+		b.m.gradBuf = make([][]float32, len(b.m.params))
+	}
+	var out [][]float32
+	for i, p := range b.m.params {
+		if !p.Trainable {
+			continue
+		}
+		if i == tEmb && b.mode == bagScatter {
+			if len(b.bags) == 0 {
+				out = append(out, nil)
+				continue
+			}
+			g, err := b.scatterTableGrad()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, g)
+			continue
+		}
+		n := b.nodes[i]
+		if n == nil {
+			out = append(out, nil)
+			continue
+		}
+		v, err := n.Grad()
+		if err != nil {
+			return nil, fmt.Errorf("grads: %s: %w (did gorgonia.Grad include Learnables() and the machine run?)", p.Name, err)
+		}
+		d, ok := v.(*tensor.Dense)
+		if !ok || d.DataSize() != p.Value.DataSize() {
+			return nil, fmt.Errorf("grads: %s: gradient is %v, want %d values", p.Name, v, p.Value.DataSize())
+		}
+		g := b.m.gradBuf[i]
+		if len(g) != d.DataSize() {
+			g = make([]float32, d.DataSize())
+			b.m.gradBuf[i] = g
+		}
+		switch d.Dtype() {
+		case tensor.Float32:
+			copy(g, d.Float32s())
+		case tensor.Float64:
+			for k, x := range d.Float64s() {
+				g[k] = float32(x)
+			}
+		default:
+			return nil, fmt.Errorf("grads: %s: gradient dtype %v", p.Name, d.Dtype())
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// bagMean returns the embedding-bag means of batch (len(batch) × EmbDim, as
+// float64) from the current table.
+func (m *TextMLP) bagMean(batch [][]int32) []float64 {
+	d := m.cfg.EmbDim
+	out := make([]float64, len(batch)*d)
+	t := m.params[tEmb].Value
+	for i, s := range batch {
+		dst := out[i*d : (i+1)*d]
+		n := 0
+		for _, id := range s {
+			if id == UnkID {
+				continue
+			}
+			n++
+			base := int(id) * d
+			for j := range dst {
+				dst[j] += at(t, base+j)
+			}
+		}
+		if n > 0 {
+			for j := range dst {
+				dst[j] /= float64(n)
+			}
+		}
+	}
+	return out
+}
+
+// Embed returns the sentence embeddings of batch in evaluation mode (no
+// dropout), len(batch) × Hidden row-major: a pure-Go forward in parallel
+// chunks. It only reads the parameters.
+func (m *TextMLP) Embed(batch [][]int32) ([]float32, error) {
+	return m.embed(batch, false)
+}
+
+// EmbedProjected is Embed followed by the projection head: len(batch) ×
+// ProjDim.
+func (m *TextMLP) EmbedProjected(batch [][]int32) ([]float32, error) {
+	return m.embed(batch, true)
+}
+
+// textEmbedChunk is the number of sentences one worker embeds at a time.
+const textEmbedChunk = 512
+
+func (m *TextMLP) embed(batch [][]int32, project bool) ([]float32, error) {
+	if m.cfg.Float64 {
+		return nil, fmt.Errorf("embed: the model must be float32 (TextConfig.Float64 false)")
+	}
+	if len(batch) == 0 {
+		return []float32{}, nil
+	}
+	if err := m.checkBatch(batch); err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	cfg := m.cfg
+	d, h, p := cfg.EmbDim, cfg.Hidden, cfg.ProjDim
+	outDim := h
+	if project {
+		outDim = p
+	}
+	f := func(i int) []float32 { return m.params[i].Value.Float32s() }
+	table := f(tEmb)
+	out := make([]float32, len(batch)*outDim)
+	chunks := (len(batch) + textEmbedChunk - 1) / textEmbedChunk
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	next := make(chan int, chunks)
+	for c := range chunks {
+		next <- c
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var x, t, e, q []float32
+			for c := range next {
+				lo, hi := c*textEmbedChunk, min((c+1)*textEmbedChunk, len(batch))
+				n := hi - lo
+				x = grow(x, n*d)
+				clear(x)
+				for i, s := range batch[lo:hi] {
+					dst := x[i*d : (i+1)*d]
+					k := 0
+					for _, id := range s {
+						if id == UnkID {
+							continue
+						}
+						k++
+						src := table[int(id)*d : int(id)*d+d]
+						for j := range dst {
+							dst[j] += src[j]
+						}
+					}
+					if k > 0 {
+						inv := 1 / float32(k)
+						for j := range dst {
+							dst[j] *= inv
+						}
+					}
+				}
+				t = grow(t, n*h)
+				linear(x, n, d, f(tW1), f(tB1), h, t, true)
+				if !project {
+					linear(t, n, h, f(tW2), f(tB2), h, out[lo*h:hi*h], false)
+					continue
+				}
+				e = grow(e, n*h)
+				linear(t, n, h, f(tW2), f(tB2), h, e, false)
+				q = grow(q, n*p)
+				linear(e, n, h, f(tPW1), f(tPB1), p, q, true)
+				linear(q, n, p, f(tPW2), f(tPB2), p, out[lo*p:hi*p], false)
+			}
+		}()
+	}
+	wg.Wait()
+	return out, nil
+}
