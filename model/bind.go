@@ -55,14 +55,18 @@ func (b *Bound) node(i int) *gorgonia.Node {
 	if b.nodes[i] != nil {
 		return b.nodes[i]
 	}
-	p := b.m.params[i]
+	b.nodes[i] = paramNode(b.g, b.m.params[i])
+	return b.nodes[i]
+}
+
+// paramNode makes the graph node of p, named after it and bound to its value
+// (so an optimiser step on p.Value is seen by the next graph).
+func paramNode(g *gorgonia.ExprGraph, p *Param) *gorgonia.Node {
 	opts := []gorgonia.NodeConsOpt{gorgonia.WithShape(p.Value.Shape()...), gorgonia.WithName(p.Name), gorgonia.WithValue(p.Value)}
 	if p.Value.Dims() == 1 {
-		b.nodes[i] = gorgonia.NewVector(b.g, p.Value.Dtype(), opts...)
-	} else {
-		b.nodes[i] = gorgonia.NewMatrix(b.g, p.Value.Dtype(), opts...)
+		return gorgonia.NewVector(g, p.Value.Dtype(), opts...)
 	}
-	return b.nodes[i]
+	return gorgonia.NewMatrix(g, p.Value.Dtype(), opts...)
 }
 
 // linear returns act(x·W + bias) for parameter indices w and bias; noGradX

@@ -208,13 +208,7 @@ func (b *TextBound) node(i int) *gorgonia.Node {
 	if b.nodes[i] != nil {
 		return b.nodes[i]
 	}
-	p := b.m.params[i]
-	opts := []gorgonia.NodeConsOpt{gorgonia.WithShape(p.Value.Shape()...), gorgonia.WithName(p.Name), gorgonia.WithValue(p.Value)}
-	if p.Value.Dims() == 1 {
-		b.nodes[i] = gorgonia.NewVector(b.g, p.Value.Dtype(), opts...)
-	} else {
-		b.nodes[i] = gorgonia.NewMatrix(b.g, p.Value.Dtype(), opts...)
-	}
+	b.nodes[i] = paramNode(b.g, b.m.params[i])
 	return b.nodes[i]
 }
 

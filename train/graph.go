@@ -132,11 +132,24 @@ func (g *graphModality) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 			return StepResult{}, fmt.Errorf("project view %d: %w", i+1, err)
 		}
 	}
-	l, err := loss.Build(g.cfg.Loss, proj[0], proj[1])
+	return contrastiveStep(eg, g.cfg.Loss, proj, bound.Learnables(), func() ([][]float32, error) {
+		grads, err := bound.Grads()
+		if err != nil {
+			return nil, err
+		}
+		return grads, bound.CommitStats()
+	})
+}
+
+// contrastiveStep adds the loss of the two views' projections to eg, runs
+// the forward and backward pass, and returns the loss, the gradients that
+// grads reads after the run, and the first view's projections.
+func contrastiveStep(eg *G.ExprGraph, lc loss.Config, proj [2]*G.Node, learnables G.Nodes, grads func() ([][]float32, error)) (StepResult, error) {
+	l, err := loss.Build(lc, proj[0], proj[1])
 	if err != nil {
 		return StepResult{}, fmt.Errorf("loss: %w", err)
 	}
-	if _, err := G.Grad(l, bound.Learnables()...); err != nil {
+	if _, err := G.Grad(l, learnables...); err != nil {
 		return StepResult{}, fmt.Errorf("gradient: %w", err)
 	}
 	vm := G.NewTapeMachine(eg)
@@ -144,11 +157,8 @@ func (g *graphModality) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 	if err := vm.RunAll(); err != nil {
 		return StepResult{}, fmt.Errorf("run step: %w", err)
 	}
-	grads, err := bound.Grads()
+	gs, err := grads()
 	if err != nil {
-		return StepResult{}, err
-	}
-	if err := bound.CommitStats(); err != nil {
 		return StepResult{}, err
 	}
 	lv, err := scalarOf(l.Value())
@@ -156,7 +166,7 @@ func (g *graphModality) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 		return StepResult{}, err
 	}
 	p := proj[0].Value().Data().([]float32)
-	return StepResult{Loss: lv, Grads: grads, Proj: append([]float32(nil), p...), ProjDim: proj[0].Shape()[1]}, nil
+	return StepResult{Loss: lv, Grads: gs, Proj: append([]float32(nil), p...), ProjDim: proj[0].Shape()[1]}, nil
 }
 
 func scalarOf(v G.Value) (float64, error) {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/eval"
-	"github.com/batchsampler-go/batchsampler/loss"
 	"github.com/batchsampler-go/batchsampler/model"
 	"github.com/batchsampler-go/batchsampler/sampler"
 	"github.com/batchsampler-go/batchsampler/wordvec"
@@ -225,28 +224,7 @@ func (t *textModality) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 			return StepResult{}, fmt.Errorf("project view %d: %w", i+1, err)
 		}
 	}
-	l, err := loss.Build(t.cfg.Loss, proj[0], proj[1])
-	if err != nil {
-		return StepResult{}, fmt.Errorf("loss: %w", err)
-	}
-	if _, err := G.Grad(l, bound.Learnables()...); err != nil {
-		return StepResult{}, fmt.Errorf("gradient: %w", err)
-	}
-	vm := G.NewTapeMachine(eg)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		return StepResult{}, fmt.Errorf("run step: %w", err)
-	}
-	grads, err := bound.Grads()
-	if err != nil {
-		return StepResult{}, err
-	}
-	lv, err := scalarOf(l.Value())
-	if err != nil {
-		return StepResult{}, err
-	}
-	p := proj[0].Value().Data().([]float32)
-	return StepResult{Loss: lv, Grads: grads, Proj: append([]float32(nil), p...), ProjDim: proj[0].Shape()[1]}, nil
+	return contrastiveStep(eg, t.cfg.Loss, proj, bound.Learnables(), bound.Grads)
 }
 
 func (t *textModality) Embed(which string) (sampler.Embeddings, error) {
