@@ -240,28 +240,40 @@ func (b *Bound) Grads() ([][]float32, error) {
 			out = append(out, nil)
 			continue
 		}
-		v, err := n.Grad()
+		g, err := readGrad(n, p, nil)
 		if err != nil {
-			return nil, fmt.Errorf("grads: %s: %w (did gorgonia.Grad include Learnables() and the machine run?)", p.Name, err)
-		}
-		d, ok := v.(*tensor.Dense)
-		if !ok || d.DataSize() != p.Value.DataSize() {
-			return nil, fmt.Errorf("grads: %s: gradient is %v, want %d values", p.Name, v, p.Value.DataSize())
-		}
-		g := make([]float32, d.DataSize())
-		switch d.Dtype() {
-		case tensor.Float32:
-			copy(g, d.Float32s())
-		case tensor.Float64:
-			for k, x := range d.Float64s() {
-				g[k] = float32(x)
-			}
-		default:
-			return nil, fmt.Errorf("grads: %s: gradient dtype %v", p.Name, d.Dtype())
+			return nil, err
 		}
 		out = append(out, g)
 	}
 	return out, nil
+}
+
+// readGrad copies the gradient of parameter p's node n, after the machine
+// ran, into dst (reallocated unless it has the parameter's size) as float32.
+func readGrad(n *gorgonia.Node, p *Param, dst []float32) ([]float32, error) {
+	v, err := n.Grad()
+	if err != nil {
+		return nil, fmt.Errorf("grads: %s: %w (did gorgonia.Grad include Learnables() and the machine run?)", p.Name, err)
+	}
+	d, ok := v.(*tensor.Dense)
+	if !ok || d.DataSize() != p.Value.DataSize() {
+		return nil, fmt.Errorf("grads: %s: gradient is %v, want %d values", p.Name, v, p.Value.DataSize())
+	}
+	if len(dst) != d.DataSize() {
+		dst = make([]float32, d.DataSize())
+	}
+	switch d.Dtype() {
+	case tensor.Float32:
+		copy(dst, d.Float32s())
+	case tensor.Float64:
+		for k, x := range d.Float64s() {
+			dst[k] = float32(x)
+		}
+	default:
+		return nil, fmt.Errorf("grads: %s: gradient dtype %v", p.Name, d.Dtype())
+	}
+	return dst, nil
 }
 
 // CommitStats folds the batch statistics of every training-mode BatchNorm

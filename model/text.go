@@ -512,29 +512,11 @@ func (b *TextBound) Grads() ([][]float32, error) {
 			out = append(out, nil)
 			continue
 		}
-		v, err := n.Grad()
+		g, err := readGrad(n, p, b.m.gradBuf[i])
 		if err != nil {
-			return nil, fmt.Errorf("grads: %s: %w (did gorgonia.Grad include Learnables() and the machine run?)", p.Name, err)
+			return nil, err
 		}
-		d, ok := v.(*tensor.Dense)
-		if !ok || d.DataSize() != p.Value.DataSize() {
-			return nil, fmt.Errorf("grads: %s: gradient is %v, want %d values", p.Name, v, p.Value.DataSize())
-		}
-		g := b.m.gradBuf[i]
-		if len(g) != d.DataSize() {
-			g = make([]float32, d.DataSize())
-			b.m.gradBuf[i] = g
-		}
-		switch d.Dtype() {
-		case tensor.Float32:
-			copy(g, d.Float32s())
-		case tensor.Float64:
-			for k, x := range d.Float64s() {
-				g[k] = float32(x)
-			}
-		default:
-			return nil, fmt.Errorf("grads: %s: gradient dtype %v", p.Name, d.Dtype())
-		}
+		b.m.gradBuf[i] = g
 		out = append(out, g)
 	}
 	return out, nil
