@@ -8,10 +8,9 @@ import (
 	"github.com/batchsampler-go/batchsampler/model"
 )
 
-// BenchmarkGraphCLStepNCI1 measures one GraphCL training step on 128 NCI1
-// graphs: augmentation, packing, two GIN forward passes, the loss, the
-// backward pass and Adam.
-func BenchmarkGraphCLStepNCI1(b *testing.B) {
+// nci1Modality loads NCI1 from the shared data (skipping when absent) and
+// builds the GraphCL modality with the default config.
+func nci1Modality(b *testing.B) (Modality, *Config) {
 	root := testenv.Path(b)
 	cfg, err := ParseConfig([]byte("data: {source: tu, name: NCI1, path: tu/NCI1}\n"), []string{"data.root=" + root})
 	if err != nil {
@@ -26,6 +25,14 @@ func BenchmarkGraphCLStepNCI1(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return mod, &cfg
+}
+
+// BenchmarkGraphCLStepNCI1 measures one GraphCL training step on 128 NCI1
+// graphs: augmentation, packing, two GIN forward passes, the loss, the
+// backward pass and Adam.
+func BenchmarkGraphCLStepNCI1(b *testing.B) {
+	mod, cfg := nci1Modality(b)
 	opt := model.NewAdam(cfg.Train.LR, mod.Params())
 	rng := rand.New(rand.NewPCG(1, 2))
 	idx := make([]int, 128)
@@ -45,22 +52,9 @@ func BenchmarkGraphCLStepNCI1(b *testing.B) {
 }
 
 // BenchmarkEmbedNCI1 measures embedding all 4,110 NCI1 graphs in
-// evaluation mode (what a BatchSampler refresh costs).
+// evaluation mode (what a fresh BatchSampler refresh costs).
 func BenchmarkEmbedNCI1(b *testing.B) {
-	root := testenv.Path(b)
-	cfg, err := ParseConfig([]byte("data: {source: tu, name: NCI1, path: tu/NCI1}\n"), []string{"data.root=" + root})
-	if err != nil {
-		b.Fatal(err)
-	}
-	bl := builders["graph"]
-	ds, err := bl.Load(&cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	mod, err := bl.New(&cfg, ds, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	mod, _ := nci1Modality(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := mod.Embed("projection"); err != nil {
