@@ -58,16 +58,7 @@ func (p EdgePerturb) Augment(g *data.Graph, rng *rand.Rand) *data.Graph {
 	copyNodes(out, g)
 	// Edges are appended up to the exact capacity; labels are written by
 	// index.
-	out.Edges = out.Edges[:0]
-	for i, e := range g.Edges {
-		if removed[i] {
-			continue
-		}
-		if g.EdgeLabels != nil {
-			out.EdgeLabels[len(out.Edges)] = g.EdgeLabels[i]
-		}
-		out.Edges = append(out.Edges, e)
-	}
+	keepEdges(out, g, removed)
 	surv := len(out.Edges)
 	switch {
 	case nadd == avail:

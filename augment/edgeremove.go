@@ -37,18 +37,24 @@ func (r EdgeRemove) Augment(g *data.Graph, rng *rand.Rand) *data.Graph {
 	chooseMask(rng, removed, k)
 	out := alloc(g, g.NumNodes, m-k)
 	copyNodes(out, g)
-	j := 0
+	keepEdges(out, g, removed)
+	return out
+}
+
+// keepEdges sets out.Edges to the edges of g not marked removed, in input
+// order, and writes their labels at the same indices of out.EdgeLabels (which
+// must have room for them); out.Edges keeps its capacity for more edges.
+func keepEdges(out, g *data.Graph, removed []bool) {
+	out.Edges = out.Edges[:0]
 	for i, e := range g.Edges {
 		if removed[i] {
 			continue
 		}
-		out.Edges[j] = e
 		if g.EdgeLabels != nil {
-			out.EdgeLabels[j] = g.EdgeLabels[i]
+			out.EdgeLabels[len(out.Edges)] = g.EdgeLabels[i]
 		}
-		j++
+		out.Edges = append(out.Edges, e)
 	}
-	return out
 }
 
 // String returns "edge_remove(ratio)".
