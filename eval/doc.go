@@ -11,4 +11,13 @@
 // second-order working-set selection, shrinking, float32 kernel cache,
 // one-vs-one voting), so fits agree with sklearn.svm.SVC to rounding; the
 // fixture in testdata/ and sklearn_reference.py check that.
+//
+// For image embeddings (SimCLR on CIFAR) there are two protocols on frozen
+// features: a linear probe (TrainProbe, LinearProbe), multinomial logistic
+// regression with an L2 penalty on standardised features, fitted to
+// convergence by full-batch L-BFGS (gonum/optimize) with a float64 objective
+// computed in parallel and reduced in a fixed order; and the weighted kNN
+// monitor of InstDis and the SimCLR repositories (KNNAccuracy: cosine top-k,
+// k = 200, votes exp(sim/0.1)), cheap enough to log every epoch thanks to
+// blocked float32 GEMMs and a streaming top-k heap.
 package eval
