@@ -58,6 +58,8 @@ type DataConfig struct {
 	// Text describes the sentence corpus and STS data of source "corpus"
 	// (modality text).
 	Text TextDataConfig `yaml:"text"`
+	// Image configures the image modality (see ImageDataConfig).
+	Image ImageDataConfig `yaml:"image"`
 }
 
 // TextDataConfig is the text modality's data: a sentence corpus, the
@@ -105,6 +107,15 @@ type ModelConfig struct {
 	Dropout float64 `yaml:"dropout"`
 	// TrainEmbeddings fine-tunes the text model's word-vector table.
 	TrainEmbeddings bool `yaml:"train_embeddings"`
+	// Arch names a ResNet preset (resnet8, resnet14, resnet20,
+	// resnet18-narrow) for model.kind resnet; Widths and Blocks, when given,
+	// override the preset's stage widths and blocks per stage.
+	Arch   string `yaml:"arch"`
+	Widths []int  `yaml:"widths"`
+	Blocks []int  `yaml:"blocks"`
+	// ProjHidden is the projection head's hidden width (resnet; 0 = the
+	// encoder's output width).
+	ProjHidden int `yaml:"proj_hidden"`
 }
 
 // AugmentConfig lists the augmentations that make the second view.
@@ -118,6 +129,9 @@ type AugmentConfig struct {
 	// is what GraphCL's loader achieves (its graphs carry self-loops, so only
 	// the dropped nodes are isolated there).
 	DropIsolated bool `yaml:"drop_isolated"`
+	// Image selects the image views: "simclr" (SimCLR's CIFAR pipeline),
+	// "crop_flip" (random resized crop and flip only) or "none".
+	Image string `yaml:"image"`
 }
 
 // AugmentSpec is one augmentation with its ratio.
@@ -210,6 +224,11 @@ type EvalConfig struct {
 	Folds      int       `yaml:"folds"`
 	InnerFolds int       `yaml:"inner_folds"`
 	Cs         []float64 `yaml:"cs"`
+	// Image evaluation: the weighted kNN monitor's k and temperature, and
+	// the linear probe's L2 penalty (0 = the probe's default).
+	KNNK           int     `yaml:"knn_k"`
+	KNNTemperature float64 `yaml:"knn_temperature"`
+	ProbeL2        float64 `yaml:"probe_l2"`
 }
 
 // DefaultConfig returns the defaults every config file starts from (the
@@ -237,6 +256,9 @@ func DefaultConfig() Config {
 // `modality` key selects the defaults before the rest is decoded over them.
 func DefaultConfigFor(modality string) Config {
 	c := DefaultConfig()
+	if modality == "image" {
+		return defaultImageConfig()
+	}
 	if modality != "text" {
 		return c
 	}
@@ -401,6 +423,8 @@ func (c *Config) Validate() error {
 	add(oneOf("modality", c.Modality, registered()...))
 	if c.Modality == "text" {
 		errs = append(errs, c.validateText()...)
+	} else if c.Modality == "image" {
+		errs = append(errs, c.validateImage()...)
 	} else {
 		errs = append(errs, c.validateGraph()...)
 	}

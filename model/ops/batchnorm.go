@@ -28,6 +28,9 @@ type BNConfig struct {
 	// RunningMean and RunningVar (length C) are used in evaluation mode and
 	// ignored in training mode. They are copied when the op is built.
 	RunningMean, RunningVar []float64
+	// ReLU applies max(·, 0) to the normalised output, fused into the same
+	// pass (forward and backward). Only BatchNorm2D supports it.
+	ReLU bool
 }
 
 // BatchNormOp normalises every column of an n×C matrix x and applies the
@@ -39,11 +42,16 @@ type BNConfig struct {
 // The op is differentiable with respect to x, γ and β. After a forward run
 // in training mode, [BatchNormOp.BatchStats] returns the statistics it used
 // so that the caller can update running buffers.
+//
+// The same op type serves [BatchNorm2D] on [N,C,H,W] tensors (rank4), where
+// the statistics run over N·H·W values per channel.
 type BatchNormOp struct {
 	id       uint64
 	c        int
 	eps      float64
 	training bool
+	rank4    bool // x is [N,C,H,W] (BatchNorm2D), not n×C
+	relu     bool // fused ReLU (rank4 only)
 
 	// Evaluation mode: fixed statistics.
 	runMean, runInvStd []float64
@@ -52,6 +60,14 @@ type BatchNormOp struct {
 	mean, variance, invStd []float64
 	n                      int
 	ran                    bool
+
+	// rank4 backward: Σ dy and Σ dy·x̂ per channel of the last backward run
+	// (dy masked by the fused ReLU), computed by the dx op and read by the
+	// dγ and dβ ops, which take dx as input so that they run after it.
+	gsdy, gsdyx []float64
+	gran        bool
+
+	out outBuf
 }
 
 // BatchNorm returns the node γ·x̂ + β and the op, whose BatchStats are
@@ -63,28 +79,12 @@ func BatchNorm(x, gamma, beta *gorgonia.Node, cfg BNConfig) (*gorgonia.Node, *Ba
 	if x.Shape().Dims() != 2 {
 		return nil, nil, fmt.Errorf("ops: BatchNorm: x must be a matrix, got shape %v", x.Shape())
 	}
-	if !(cfg.Eps > 0) {
-		return nil, nil, fmt.Errorf("ops: BatchNorm: Eps = %v, want > 0", cfg.Eps)
+	if cfg.ReLU {
+		return nil, nil, errors.New("ops: BatchNorm: BNConfig.ReLU is only supported by BatchNorm2D")
 	}
-	c := x.Shape()[1]
-	op := &BatchNormOp{id: bnCounter.Add(1), c: c, eps: cfg.Eps, training: cfg.Training}
-	if !cfg.Training {
-		if len(cfg.RunningMean) != c || len(cfg.RunningVar) != c {
-			return nil, nil, fmt.Errorf("ops: BatchNorm: evaluation mode needs running mean and variance of length %d, got %d and %d",
-				c, len(cfg.RunningMean), len(cfg.RunningVar))
-		}
-		op.runMean = append([]float64(nil), cfg.RunningMean...)
-		op.runInvStd = make([]float64, c)
-		for j, v := range cfg.RunningVar {
-			if !(v >= 0) {
-				return nil, nil, fmt.Errorf("ops: BatchNorm: running variance %d is %v, want >= 0", j, v)
-			}
-			op.runInvStd[j] = 1 / math.Sqrt(v+cfg.Eps)
-		}
-	} else {
-		op.mean = make([]float64, c)
-		op.variance = make([]float64, c)
-		op.invStd = make([]float64, c)
+	op, err := newBatchNormOp("BatchNorm", x.Shape()[1], cfg)
+	if err != nil {
+		return nil, nil, err
 	}
 	y, err := gorgonia.ApplyOp(op, x, gamma, beta)
 	if err != nil {
@@ -93,11 +93,40 @@ func BatchNorm(x, gamma, beta *gorgonia.Node, cfg BNConfig) (*gorgonia.Node, *Ba
 	return y, op, nil
 }
 
+// newBatchNormOp validates cfg for c channels and returns a new op with a
+// unique id.
+func newBatchNormOp(name string, c int, cfg BNConfig) (*BatchNormOp, error) {
+	if !(cfg.Eps > 0) {
+		return nil, fmt.Errorf("ops: %s: Eps = %v, want > 0", name, cfg.Eps)
+	}
+	op := &BatchNormOp{id: bnCounter.Add(1), c: c, eps: cfg.Eps, training: cfg.Training}
+	if !cfg.Training {
+		if len(cfg.RunningMean) != c || len(cfg.RunningVar) != c {
+			return nil, fmt.Errorf("ops: %s: evaluation mode needs running mean and variance of length %d, got %d and %d",
+				name, c, len(cfg.RunningMean), len(cfg.RunningVar))
+		}
+		op.runMean = append([]float64(nil), cfg.RunningMean...)
+		op.runInvStd = make([]float64, c)
+		for j, v := range cfg.RunningVar {
+			if !(v >= 0) {
+				return nil, fmt.Errorf("ops: %s: running variance %d is %v, want >= 0", name, j, v)
+			}
+			op.runInvStd[j] = 1 / math.Sqrt(v+cfg.Eps)
+		}
+	} else {
+		op.mean = make([]float64, c)
+		op.variance = make([]float64, c)
+		op.invStd = make([]float64, c)
+	}
+	return op, nil
+}
+
 // Training reports whether the op uses batch statistics.
 func (op *BatchNormOp) Training() bool { return op.training }
 
 // BatchStats returns copies of the batch mean and biased batch variance of
-// the last forward run, and the number of rows n they were computed over.
+// the last forward run, and the number of values n per channel they were
+// computed over (the rows of a matrix; N·H·W for BatchNorm2D).
 // (PyTorch's running variance uses the unbiased variance σ²_B·n/(n−1).)
 // It fails in evaluation mode and before the op has run.
 func (op *BatchNormOp) BatchStats() (mean, variance []float64, n int, err error) {
@@ -113,15 +142,21 @@ func (op *BatchNormOp) BatchStats() (mean, variance []float64, n int, err error)
 // Arity is 3: x, γ, β.
 func (op *BatchNormOp) Arity() int { return 3 }
 
-// Type is Matrix a → Vector a → Vector a → Matrix a.
-func (op *BatchNormOp) Type() hm.Type { return hm.NewFnType(matType, vecType, vecType, matType) }
+// Type is Matrix a → Vector a → Vector a → Matrix a (4-D tensors for
+// BatchNorm2D).
+func (op *BatchNormOp) Type() hm.Type {
+	if op.rank4 {
+		return hm.NewFnType(tensor4Type, vecType, vecType, tensor4Type)
+	}
+	return hm.NewFnType(matType, vecType, vecType, matType)
+}
 
 // InferShape returns x's shape after checking γ and β.
 func (op *BatchNormOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 	if len(ds) != 3 {
 		return nil, fmt.Errorf("ops: BatchNorm: got %d inputs, want 3", len(ds))
 	}
-	s, err := matShape("BatchNorm", ds[0], "x")
+	s, err := shapeOf(op.opName(), ds[0], "x", op.dims())
 	if err != nil {
 		return nil, err
 	}
@@ -146,9 +181,25 @@ func (op *BatchNormOp) CallsExtern() bool { return false }
 // OverwritesInput is -1.
 func (op *BatchNormOp) OverwritesInput() int { return -1 }
 
-// WriteHash writes the unique id, the mode, ε and the channel count.
+// WriteHash writes the unique id, the mode, ε, the channel count, the
+// rank and the fused ReLU.
 func (op *BatchNormOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "BatchNorm{id=%d,train=%t,eps=%g,c=%d}", op.id, op.training, op.eps, op.c)
+	fmt.Fprintf(h, "BatchNorm{id=%d,train=%t,eps=%g,c=%d,rank4=%t,relu=%t}", op.id, op.training, op.eps, op.c, op.rank4, op.relu)
+}
+
+func (op *BatchNormOp) opName() string {
+	if op.rank4 {
+		return "BatchNorm2D"
+	}
+	return "BatchNorm"
+}
+
+// dims is the rank of x: 2, or 4 for BatchNorm2D.
+func (op *BatchNormOp) dims() int {
+	if op.rank4 {
+		return 4
+	}
+	return 2
 }
 
 // Hashcode returns the FNV-1a hash of WriteHash.
@@ -156,30 +207,34 @@ func (op *BatchNormOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
 
 // String describes the op.
 func (op *BatchNormOp) String() string {
-	return fmt.Sprintf("BatchNorm{id=%d,train=%t,eps=%g}", op.id, op.training, op.eps)
+	return fmt.Sprintf("%s{id=%d,train=%t,eps=%g,relu=%t}", op.opName(), op.id, op.training, op.eps, op.relu)
 }
 
 func (op *BatchNormOp) inputs(vals []gorgonia.Value) (x, gamma, beta *tensor.Dense, err error) {
 	if len(vals) != 3 {
 		return nil, nil, nil, fmt.Errorf("ops: BatchNorm: got %d inputs, want 3", len(vals))
 	}
-	if x, err = asDense(vals[0], 2, "BatchNorm", "x"); err != nil {
+	name := op.opName()
+	if x, err = asDense(vals[0], op.dims(), name, "x"); err != nil {
 		return nil, nil, nil, err
 	}
-	if gamma, err = asDense(vals[1], 1, "BatchNorm", "gamma"); err != nil {
+	if gamma, err = asDense(vals[1], 1, name, "gamma"); err != nil {
 		return nil, nil, nil, err
 	}
-	if beta, err = asDense(vals[2], 1, "BatchNorm", "beta"); err != nil {
+	if beta, err = asDense(vals[2], 1, name, "beta"); err != nil {
 		return nil, nil, nil, err
 	}
-	if err = sameDtype("BatchNorm", x, gamma, beta); err != nil {
+	if err = sameDtype(name, x, gamma, beta); err != nil {
 		return nil, nil, nil, err
 	}
 	if x.Shape()[1] != op.c || gamma.Shape()[0] != op.c || beta.Shape()[0] != op.c {
-		return nil, nil, nil, fmt.Errorf("ops: BatchNorm: x %v, gamma %v, beta %v do not match %d channels",
-			x.Shape(), gamma.Shape(), beta.Shape(), op.c)
+		return nil, nil, nil, fmt.Errorf("ops: %s: x %v, gamma %v, beta %v do not match %d channels",
+			name, x.Shape(), gamma.Shape(), beta.Shape(), op.c)
 	}
-	if op.training && x.Shape()[0] < 2 {
+	if op.training && x.Shape().TotalSize()/op.c < 2 {
+		if op.rank4 {
+			return nil, nil, nil, fmt.Errorf("ops: BatchNorm2D: training mode needs at least 2 values per channel, x has shape %v", x.Shape())
+		}
 		return nil, nil, nil, fmt.Errorf("ops: BatchNorm: training mode needs at least 2 rows, got %d", x.Shape()[0])
 	}
 	return x, gamma, beta, nil
@@ -191,7 +246,7 @@ func (op *BatchNormOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.compute(newDense(x.Dtype(), x.Shape()...), x, gamma, beta), nil
+	return op.compute(op.out.get(x.Dtype(), x.Shape()...), x, gamma, beta), nil
 }
 
 // UsePreallocDo normalises x into prealloc.
@@ -200,7 +255,7 @@ func (op *BatchNormOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.V
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut("BatchNorm", prealloc, x.Dtype(), x.Shape(), x, gamma, beta)
+	out, err := checkOut(op.opName(), prealloc, x.Dtype(), x.Shape(), x, gamma, beta)
 	if err != nil {
 		return nil, err
 	}
@@ -208,6 +263,16 @@ func (op *BatchNormOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.V
 }
 
 func (op *BatchNormOp) compute(out, x, gamma, beta *tensor.Dense) *tensor.Dense {
+	if op.rank4 {
+		s := x.Shape()
+		switch x.Dtype() {
+		case tensor.Float32:
+			bn4Forward(op, out.Float32s(), x.Float32s(), gamma.Float32s(), beta.Float32s(), s[0], s[2]*s[3])
+		case tensor.Float64:
+			bn4Forward(op, out.Float64s(), x.Float64s(), gamma.Float64s(), beta.Float64s(), s[0], s[2]*s[3])
+		}
+		return out
+	}
 	switch x.Dtype() {
 	case tensor.Float32:
 		bnForward(op, out.Float32s(), x.Float32s(), gamma.Float32s(), beta.Float32s())
@@ -281,6 +346,9 @@ func (op *BatchNormOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Nod
 	if len(inputs) != 3 {
 		return nil, fmt.Errorf("ops: BatchNorm.SymDiff: got %d inputs, want 3", len(inputs))
 	}
+	if op.rank4 {
+		return op.symDiff4(inputs, output, grad)
+	}
 	dx, err := gorgonia.ApplyOp(&bnGradOp{fwd: op, wrtX: true}, inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BatchNorm.SymDiff dx: %w", err)
@@ -302,6 +370,7 @@ func (op *BatchNormOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Nod
 type bnGradOp struct {
 	fwd  *BatchNormOp
 	wrtX bool
+	out  outBuf
 }
 
 func (op *bnGradOp) name() string {
@@ -378,7 +447,7 @@ func (op *bnGradOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.compute(newDense(x.Dtype(), op.outShape(x)...), x, gamma, dy), nil
+	return op.compute(op.out.get(x.Dtype(), op.outShape(x)...), x, gamma, dy), nil
 }
 
 func (op *bnGradOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {

@@ -15,6 +15,7 @@ import (
 // gradients are dx = dy ⊙ act'(y) and db = Σ_rows dx.
 type BiasActOp struct {
 	relu bool
+	out  outBuf
 }
 
 // BiasAct returns the node act(x + b), with act = ReLU when relu is true
@@ -105,7 +106,7 @@ func (op *BiasActOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.compute(newDense(x.Dtype(), x.Shape()...), x, b), nil
+	return op.compute(op.out.get(x.Dtype(), x.Shape()...), x, b), nil
 }
 
 // UsePreallocDo computes act(x + b) into prealloc.
@@ -190,7 +191,7 @@ func (op *BiasActOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node)
 	dx := grad
 	if op.relu {
 		var err error
-		if dx, err = gorgonia.ApplyOp(reluGradOp{}, output, grad); err != nil {
+		if dx, err = gorgonia.ApplyOp(&reluGradOp{}, output, grad); err != nil {
 			return nil, fmt.Errorf("ops: %s.SymDiff: %w", op.name(), err)
 		}
 	}
@@ -202,29 +203,30 @@ func (op *BiasActOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node)
 }
 
 // reluGradOp computes dy ⊙ [y > 0] from the ReLU output y and the upstream
-// gradient dy. It is not itself differentiated.
-type reluGradOp struct{}
+// gradient dy, for tensors of any (equal) shape, in one branch-free pass.
+// It is not itself differentiated.
+type reluGradOp struct{ out outBuf }
 
-func (reluGradOp) Arity() int           { return 2 }
-func (reluGradOp) Type() hm.Type        { return hm.NewFnType(matType, matType, matType) }
-func (reluGradOp) ReturnsPtr() bool     { return false }
-func (reluGradOp) CallsExtern() bool    { return false }
-func (reluGradOp) OverwritesInput() int { return -1 }
-func (reluGradOp) WriteHash(h hash.Hash) {
+func (*reluGradOp) Arity() int           { return 2 }
+func (*reluGradOp) Type() hm.Type        { return hm.NewFnType(anyType, anyType, anyType) }
+func (*reluGradOp) ReturnsPtr() bool     { return false }
+func (*reluGradOp) CallsExtern() bool    { return false }
+func (*reluGradOp) OverwritesInput() int { return -1 }
+func (*reluGradOp) WriteHash(h hash.Hash) {
 	fmt.Fprint(h, "ReLUGrad")
 }
-func (op reluGradOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
-func (reluGradOp) String() string      { return "ReLUGrad" }
+func (op *reluGradOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
+func (*reluGradOp) String() string      { return "ReLUGrad" }
 
-func (reluGradOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
+func (*reluGradOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 	if len(ds) != 2 {
 		return nil, fmt.Errorf("ops: ReLUGrad: got %d inputs, want 2", len(ds))
 	}
-	s, err := matShape("ReLUGrad", ds[0], "y")
+	s, err := shapeOf("ReLUGrad", ds[0], "y", -1)
 	if err != nil {
 		return nil, err
 	}
-	g, err := matShape("ReLUGrad", ds[1], "dy")
+	g, err := shapeOf("ReLUGrad", ds[1], "dy", -1)
 	if err != nil {
 		return nil, err
 	}
@@ -234,14 +236,14 @@ func (reluGradOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return s.Clone(), nil
 }
 
-func (op reluGradOp) inputs(vals []gorgonia.Value) (y, dy *tensor.Dense, err error) {
+func (op *reluGradOp) inputs(vals []gorgonia.Value) (y, dy *tensor.Dense, err error) {
 	if len(vals) != 2 {
 		return nil, nil, fmt.Errorf("ops: ReLUGrad: got %d inputs, want 2", len(vals))
 	}
-	if y, err = asDense(vals[0], 2, "ReLUGrad", "y"); err != nil {
+	if y, err = asDenseN(vals[0], "ReLUGrad", "y"); err != nil {
 		return nil, nil, err
 	}
-	if dy, err = asDense(vals[1], 2, "ReLUGrad", "dy"); err != nil {
+	if dy, err = asDenseN(vals[1], "ReLUGrad", "dy"); err != nil {
 		return nil, nil, err
 	}
 	if err = sameDtype("ReLUGrad", y, dy); err != nil {
@@ -253,15 +255,15 @@ func (op reluGradOp) inputs(vals []gorgonia.Value) (y, dy *tensor.Dense, err err
 	return y, dy, nil
 }
 
-func (op reluGradOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
+func (op *reluGradOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	y, dy, err := op.inputs(vals)
 	if err != nil {
 		return nil, err
 	}
-	return op.compute(newDense(y.Dtype(), y.Shape()...), y, dy), nil
+	return op.compute(op.out.get(y.Dtype(), y.Shape()...), y, dy), nil
 }
 
-func (op reluGradOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
+func (op *reluGradOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
 	y, dy, err := op.inputs(vals)
 	if err != nil {
 		return nil, err
@@ -273,7 +275,7 @@ func (op reluGradOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Val
 	return op.compute(out, y, dy), nil
 }
 
-func (reluGradOp) compute(out, y, dy *tensor.Dense) *tensor.Dense {
+func (*reluGradOp) compute(out, y, dy *tensor.Dense) *tensor.Dense {
 	switch y.Dtype() {
 	case tensor.Float32:
 		reluGrad(out.Float32s(), y.Float32s(), dy.Float32s())
@@ -283,21 +285,15 @@ func (reluGradOp) compute(out, y, dy *tensor.Dense) *tensor.Dense {
 	return out
 }
 
+// reluGrad writes out = dy ⊙ [y > 0], split between goroutines for large
+// inputs (each element is written by one goroutine).
 func reluGrad[T float32 | float64](out, y, dy []T) {
-	dy = dy[:len(y)]
-	out = out[:len(y)]
-	switch yy := any(y).(type) {
-	case []float32:
-		o, g := any(out).([]float32), any(dy).([]float32)
-		for i, v := range yy {
-			o[i] = math.Float32frombits(math.Float32bits(g[i]) & positiveMask32(v))
-		}
-	case []float64:
-		o, g := any(out).([]float64), any(dy).([]float64)
-		for i, v := range yy {
-			o[i] = math.Float64frombits(math.Float64bits(g[i]) & positiveMask64(v))
-		}
-	}
+	n := len(y)
+	blocks := (n + elemBlock - 1) / elemBlock
+	parallelFor(blocks, n, func(lo, hi int) {
+		a, b := lo*elemBlock, min(hi*elemBlock, n)
+		reluMask(out[a:b], y[a:b], dy[a:b])
+	})
 }
 
 // ColSumOp computes the column sums of an n×C matrix, a length-C vector.

@@ -1,4 +1,6 @@
-// Package ops holds the custom Gorgonia operations of the graph encoder:
+// Package ops holds the custom Gorgonia operations of the encoders.
+//
+// Graph and text encoders:
 //
 //   - [SpMM]: a fixed, non-differentiable sparse CSR matrix times a dense
 //     node, with the gradient csrᵀ·dY (neighbour aggregation and sum pooling);
@@ -6,16 +8,33 @@
 //     training mode (batch statistics, exposed for the running buffers) or in
 //     evaluation mode (given running statistics), with analytic gradients
 //     with respect to x, γ and β;
-//   - [Linear]: act(x·W + b) in one op (GEMM on gonum's registered BLAS with
-//     rows split between goroutines, bias and ReLU fused), whose backward
-//     can skip dx for inputs that need no gradient;
+//   - [Linear]: act(x·W + b) in one op (float32 GEMMs on internal/gemm, rows
+//     split between goroutines, bias and ReLU fused), whose backward can skip
+//     dx for inputs that need no gradient;
 //   - [BiasAct]: a fused row-broadcast bias addition with an optional ReLU;
 //   - [ColSum]: the column sums of a matrix (used by the gradients above).
 //
-// Every op works on float32 and float64 matrices, writes its whole output
-// (the tape machine reuses buffers), includes all of its parameters in
-// WriteHash (so common-subexpression elimination never merges different
-// ops), and implements SymDiff for gorgonia.Grad. Parallel kernels split the
-// output rows between goroutines, each row written by exactly one goroutine
-// in a fixed order, so results are deterministic.
+// Image encoders (a CIFAR ResNet), on [N,C,H,W] tensors:
+//
+//   - [Conv2D]: 2-D convolution without bias (im2col + GEMM per image,
+//     written straight into NCHW; 1×1 stride-1 convolutions skip im2col),
+//     with dX (skippable) and dW as further ops;
+//   - [BatchNorm2D]: per-channel batch normalisation over N·H·W, the same
+//     [BNConfig] and [BatchNormOp] as [BatchNorm], optionally fused with a
+//     ReLU (BNConfig.ReLU);
+//   - [ReLU] and [AddReLU] (the residual join relu(a+b)): tensors of any
+//     shape, gradients masked by the output's sign in one pass;
+//   - [GlobalAvgPool]: [N,C,H,W] → [N,C].
+//
+// Every op works on float32 and float64, writes its whole output (the tape
+// machine reuses buffers), includes all of its parameters in WriteHash (so
+// common-subexpression elimination never merges different ops), and
+// implements SymDiff for gorgonia.Grad with gradients made of further ops.
+// Parallel kernels give every output element to exactly one goroutine, and
+// reductions across goroutines (dW of a convolution, xᵀ·dz of Linear) add
+// partial results over a fixed partition in a fixed order, so results are
+// bit-identical from run to run and for any GOMAXPROCS. Scratch memory
+// (im2col columns, partial sums) comes from a package pool and is reused
+// across runs; [SetOutputReuse] (off by default) also keeps the ops' output
+// tensors across runs of a tape machine.
 package ops

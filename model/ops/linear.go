@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"hash"
 
+	igemm "github.com/batchsampler-go/batchsampler/internal/gemm"
 	"github.com/chewxy/hm"
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 // gemmRowChunk is the number of rows per GEMM call when rows are split
-// between goroutines: 64 rows keep gonum's own GEMM serial inside a chunk
-// (it goes parallel from 4 blocks of 64×64) for outputs up to 192 wide.
+// between goroutines (for float64, 64 rows also keep gonum's own GEMM serial
+// inside a chunk for outputs up to 192 wide).
 const gemmRowChunk = 64
 
 // gemmReduceChunk is the number of rows per partial product when a GEMM
@@ -33,12 +33,13 @@ type LinearOpts struct {
 }
 
 // LinearOp computes y = act(x·W + b) for x (n×k), W (k×m), b (m), with
-// act the identity or ReLU. The GEMMs run on gonum's registered blas32 /
-// blas64 implementation (blas32.Use swaps it) with rows split between
-// goroutines. Gradients: dz = dy ⊙ act'(y), dx = dz·Wᵀ, dW = xᵀ·dz,
+// act the identity or ReLU. The float32 GEMMs run on the shared kernel
+// internal/gemm.Sgemm, the float64 ones on gonum's registered blas64
+// implementation, with rows split between goroutines. Gradients: dz = dy ⊙ act'(y), dx = dz·Wᵀ, dW = xᵀ·dz,
 // db = Σ_rows dz.
 type LinearOp struct {
 	opts LinearOpts
+	out  outBuf
 }
 
 // Linear returns the node act(x·W + b).
@@ -89,8 +90,7 @@ func (op *LinearOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 // ReturnsPtr is false.
 func (op *LinearOp) ReturnsPtr() bool { return false }
 
-// CallsExtern is false (a cgo BLAS registered with blas32.Use would be
-// called, but the op manages its own output buffer).
+// CallsExtern is false (the op manages its own output buffer).
 func (op *LinearOp) CallsExtern() bool { return false }
 
 // OverwritesInput is -1.
@@ -133,7 +133,7 @@ func (op *LinearOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.compute(newDense(x.Dtype(), x.Shape()[0], w.Shape()[1]), x, w, b), nil
+	return op.compute(op.out.get(x.Dtype(), x.Shape()[0], w.Shape()[1]), x, w, b), nil
 }
 
 // UsePreallocDo computes act(x·W + b) into prealloc.
@@ -176,32 +176,53 @@ func linearForward[T float32 | float64](out, x, w, b []T, n, k, m int, relu bool
 	})
 }
 
-// gemm computes c += op(a)·op(b) (c is r×m, the inner size is k) on the
-// registered BLAS, where op transposes when the flag is set; lda and ldb
-// are the row strides of a and b as stored.
+// gemm computes c += op(a)·op(b) (c is r×m, the inner size is k), where
+// op transposes when the flag is set; lda and ldb are the row strides of a
+// and b as stored. See gemmBeta for the kernels used.
 func gemm[T float32 | float64](transA, transB bool, r, m, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-	if r == 0 || m == 0 || k == 0 {
+	if k == 0 {
 		return
 	}
-	ta, tb := blas.NoTrans, blas.NoTrans
-	ar, ac, br, bc := r, k, k, m
-	if transA {
-		ta, ar, ac = blas.Trans, k, r
+	gemmBeta(transA, transB, r, m, k, a, lda, b, ldb, 1, c, ldc)
+}
+
+// gemmBeta computes c = op(a)·op(b) + beta·c on the calling goroutine
+// (BLAS semantics, row-major; c is m×n, the inner size is k). float32 runs
+// on the shared kernel internal/gemm.Sgemm; float64 on gonum's registered
+// blas64 implementation. With k = 0, c is scaled by beta.
+func gemmBeta[T float32 | float64](transA, transB bool, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if m == 0 || n == 0 {
+		return
 	}
-	if transB {
-		tb, br, bc = blas.Trans, m, k
+	if k == 0 {
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+				continue
+			}
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+		return
 	}
 	switch a := any(a).(type) {
 	case []float32:
-		blas32.Gemm(ta, tb, 1,
-			blas32.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
-			blas32.General{Rows: br, Cols: bc, Stride: ldb, Data: any(b).([]float32)},
-			1, blas32.General{Rows: r, Cols: m, Stride: ldc, Data: any(c).([]float32)})
+		igemm.Sgemm(transA, transB, m, n, k, 1, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 	case []float64:
+		ta, tb := blas.NoTrans, blas.NoTrans
+		ar, ac, br, bc := m, k, k, n
+		if transA {
+			ta, ar, ac = blas.Trans, k, m
+		}
+		if transB {
+			tb, br, bc = blas.Trans, n, k
+		}
 		blas64.Gemm(ta, tb, 1,
 			blas64.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
 			blas64.General{Rows: br, Cols: bc, Stride: ldb, Data: any(b).([]float64)},
-			1, blas64.General{Rows: r, Cols: m, Stride: ldc, Data: any(c).([]float64)})
+			float64(beta), blas64.General{Rows: m, Cols: n, Stride: ldc, Data: any(c).([]float64)})
 	}
 }
 
@@ -218,7 +239,7 @@ func (op *LinearOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) 
 	dz := grad
 	var err error
 	if op.opts.ReLU {
-		if dz, err = gorgonia.ApplyOp(reluGradOp{}, output, grad); err != nil {
+		if dz, err = gorgonia.ApplyOp(&reluGradOp{}, output, grad); err != nil {
 			return nil, fmt.Errorf("ops: Linear.SymDiff: %w", err)
 		}
 	}
@@ -244,6 +265,7 @@ func (op *LinearOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) 
 // in Linear's gradient and is not itself differentiated.
 type matMulOp struct {
 	transA, transB bool
+	out            outBuf
 }
 
 func (op *matMulOp) name() string {
@@ -305,7 +327,7 @@ func (op *matMulOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.compute(newDense(a.Dtype(), s...), a, b), nil
+	return op.compute(op.out.get(a.Dtype(), s...), a, b), nil
 }
 
 func (op *matMulOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {

@@ -507,7 +507,7 @@ func TestWriteHashDistinguishesParameters(t *testing.T) {
 		{"BatchNorm grad x vs gamma", &bnGradOp{fwd: bn1, wrtX: true}, &bnGradOp{fwd: bn1, wrtX: false}},
 		{"BatchNorm grads of two instances", &bnGradOp{fwd: bn1, wrtX: true}, &bnGradOp{fwd: bn2, wrtX: true}},
 		{"RowBroadcast rows", &rowBroadcastOp{rows: 3}, &rowBroadcastOp{rows: 4}},
-		{"ColSum vs ReLUGrad", ColSumOp{}, reluGradOp{}},
+		{"ColSum vs ReLUGrad", ColSumOp{}, &reluGradOp{}},
 		{"Linear relu", &LinearOp{opts: LinearOpts{ReLU: true}}, &LinearOp{}},
 		{"Linear input grad", &LinearOp{opts: LinearOpts{NoInputGrad: true}}, &LinearOp{}},
 		{"MatMul transposes", &matMulOp{transA: true}, &matMulOp{transB: true}},
@@ -703,7 +703,7 @@ func TestUsePreallocDoAllOps(t *testing.T) {
 	}{
 		{"SpMM", &SpMMOp{m: m}, []gorgonia.Value{x43}},
 		{"BiasReLU", &BiasActOp{relu: true}, []gorgonia.Value{x43, v3}},
-		{"ReLUGrad", reluGradOp{}, []gorgonia.Value{x43, x43}},
+		{"ReLUGrad", &reluGradOp{}, []gorgonia.Value{x43, x43}},
 		{"ColSum", ColSumOp{}, []gorgonia.Value{x43}},
 		{"RowBroadcast", &rowBroadcastOp{rows: 4}, []gorgonia.Value{v3}},
 		{"BatchNorm", fwd, []gorgonia.Value{x53, v3, v3}},

@@ -13,7 +13,8 @@ import (
 // [CSR]) and a dense node X (C×F). It is differentiable with respect to X
 // only: dX = Mᵀ·dY, computed by a second SpMMOp on the cached transpose.
 type SpMMOp struct {
-	m *CSR
+	m   *CSR
+	out outBuf
 }
 
 // SpMM returns the node M·x. x must be a float32 or float64 matrix with
@@ -87,7 +88,7 @@ func (op *SpMMOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newDense(x.Dtype(), op.m.Rows, x.Shape()[1])
+	out := op.out.get(x.Dtype(), op.m.Rows, x.Shape()[1])
 	return op.compute(out, x)
 }
 

@@ -1,0 +1,47 @@
+package ops_test
+
+import (
+	"fmt"
+
+	"github.com/batchsampler-go/batchsampler/model/ops"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// A 3×3 box filter with padding 1 over a 3×3 image of ones counts, at every
+// pixel, the pixels of its neighbourhood that lie inside the image; the
+// gradient of the sum of the output with respect to the filter counts the
+// positions each filter tap sees.
+func ExampleConv2D() {
+	g := gorgonia.NewGraph()
+	ones := func(shape ...int) *tensor.Dense {
+		v := make([]float32, tensor.Shape(shape).TotalSize())
+		for i := range v {
+			v[i] = 1
+		}
+		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(v))
+	}
+	x := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(1, 1, 3, 3), gorgonia.WithValue(ones(1, 1, 3, 3)), gorgonia.WithName("x"))
+	w := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(1, 1, 3, 3), gorgonia.WithValue(ones(1, 1, 3, 3)), gorgonia.WithName("w"))
+	y, err := ops.Conv2D(x, w, ops.ConvOpts{Stride: 1, Pad: 1, NoInputGrad: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := gorgonia.Grad(gorgonia.Must(gorgonia.Sum(y)), w); err != nil {
+		fmt.Println(err)
+		return
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	dw, _ := w.Grad()
+	fmt.Println(y.Shape(), y.Value().Data())
+	fmt.Println(dw.Data())
+	// Output:
+	// (1, 1, 3, 3) [4 6 4 6 9 6 4 6 4]
+	// [4 6 4 6 9 6 4 6 4]
+}

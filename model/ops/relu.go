@@ -1,0 +1,461 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"hash"
+	"math"
+
+	"github.com/chewxy/hm"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// elemBlock is the granularity (elements) at which element-wise kernels are
+// split between goroutines.
+const elemBlock = 4096
+
+// ReLU returns max(x, 0) for a float32 or float64 tensor of any shape. Its
+// gradient masks the upstream gradient by the sign of the output in one
+// branch-free pass (no compare-then-multiply).
+func ReLU(x *gorgonia.Node) (*gorgonia.Node, error) {
+	if x == nil {
+		return nil, errors.New("ops: ReLU: nil input")
+	}
+	n, err := gorgonia.ApplyOp(&reluOp{}, x)
+	if err != nil {
+		return nil, fmt.Errorf("ops: ReLU: %w", err)
+	}
+	return n, nil
+}
+
+// AddReLU returns max(a+b, 0) for two tensors of the same shape and dtype
+// (the join of a residual block), in one pass. Both inputs receive the
+// same gradient, dy ⊙ [output > 0].
+func AddReLU(a, b *gorgonia.Node) (*gorgonia.Node, error) {
+	if a == nil || b == nil {
+		return nil, errors.New("ops: AddReLU: nil input")
+	}
+	if !a.Shape().Eq(b.Shape()) {
+		return nil, fmt.Errorf("ops: AddReLU: a has shape %v, b has %v; want equal shapes", a.Shape(), b.Shape())
+	}
+	n, err := gorgonia.ApplyOp(&addReLUOp{}, a, b)
+	if err != nil {
+		return nil, fmt.Errorf("ops: AddReLU: %w", err)
+	}
+	return n, nil
+}
+
+// reluTo writes dst = max(a (+ b), 0) element-wise, branch-free; b may be
+// nil. The work is split between goroutines in fixed blocks.
+func reluTo[T float32 | float64](dst, a, b []T) {
+	n := len(a)
+	blocks := (n + elemBlock - 1) / elemBlock
+	parallelFor(blocks, n, func(lo, hi int) {
+		s, e := lo*elemBlock, min(hi*elemBlock, n)
+		switch d := any(dst[s:e]).(type) {
+		case []float32:
+			x := any(a[s:e]).([]float32)
+			d = d[:len(x)]
+			if b == nil {
+				for i, v := range x {
+					u := math.Float32bits(v)
+					d[i] = math.Float32frombits(u &^ uint32(int32(u)>>31))
+				}
+				return
+			}
+			y := any(b[s:e]).([]float32)
+			y = y[:len(x)]
+			for i, v := range x {
+				u := math.Float32bits(v + y[i])
+				d[i] = math.Float32frombits(u &^ uint32(int32(u)>>31))
+			}
+		case []float64:
+			x := any(a[s:e]).([]float64)
+			d = d[:len(x)]
+			if b == nil {
+				for i, v := range x {
+					u := math.Float64bits(v)
+					d[i] = math.Float64frombits(u &^ uint64(int64(u)>>63))
+				}
+				return
+			}
+			y := any(b[s:e]).([]float64)
+			y = y[:len(x)]
+			for i, v := range x {
+				u := math.Float64bits(v + y[i])
+				d[i] = math.Float64frombits(u &^ uint64(int64(u)>>63))
+			}
+		}
+	})
+}
+
+// reluOp is the op of ReLU.
+type reluOp struct{ out outBuf }
+
+func (*reluOp) Arity() int            { return 1 }
+func (*reluOp) Type() hm.Type         { return hm.NewFnType(anyType, anyType) }
+func (*reluOp) ReturnsPtr() bool      { return false }
+func (*reluOp) CallsExtern() bool     { return false }
+func (*reluOp) OverwritesInput() int  { return -1 }
+func (*reluOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "ReLU") }
+func (op *reluOp) Hashcode() uint32   { return hashOf(op.WriteHash) }
+func (*reluOp) String() string        { return "ReLU" }
+
+func (*reluOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
+	if len(ds) != 1 {
+		return nil, fmt.Errorf("ops: ReLU: got %d inputs, want 1", len(ds))
+	}
+	s, err := shapeOf("ReLU", ds[0], "x", -1)
+	if err != nil {
+		return nil, err
+	}
+	return s.Clone(), nil
+}
+
+func (*reluOp) input(vals []gorgonia.Value) (*tensor.Dense, error) {
+	if len(vals) != 1 {
+		return nil, fmt.Errorf("ops: ReLU: got %d inputs, want 1", len(vals))
+	}
+	return asDenseN(vals[0], "ReLU", "x")
+}
+
+func (op *reluOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
+	x, err := op.input(vals)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(op.out.get(x.Dtype(), x.Shape()...), x), nil
+}
+
+func (op *reluOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
+	x, err := op.input(vals)
+	if err != nil {
+		return nil, err
+	}
+	out, err := checkOut("ReLU", prealloc, x.Dtype(), x.Shape(), x)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(out, x), nil
+}
+
+func (*reluOp) compute(out, x *tensor.Dense) *tensor.Dense {
+	switch x.Dtype() {
+	case tensor.Float32:
+		reluTo(out.Float32s(), x.Float32s(), nil)
+	case tensor.Float64:
+		reluTo(out.Float64s(), x.Float64s(), nil)
+	}
+	return out
+}
+
+func (*reluOp) DiffWRT(inputs int) []bool { return []bool{true} }
+
+func (*reluOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	if len(inputs) != 1 {
+		return nil, fmt.Errorf("ops: ReLU.SymDiff: got %d inputs, want 1", len(inputs))
+	}
+	dx, err := gorgonia.ApplyOp(&reluGradOp{}, output, grad)
+	if err != nil {
+		return nil, fmt.Errorf("ops: ReLU.SymDiff: %w", err)
+	}
+	return gorgonia.Nodes{dx}, nil
+}
+
+// addReLUOp is the op of AddReLU.
+type addReLUOp struct{ out outBuf }
+
+func (*addReLUOp) Arity() int            { return 2 }
+func (*addReLUOp) Type() hm.Type         { return hm.NewFnType(anyType, anyType, anyType) }
+func (*addReLUOp) ReturnsPtr() bool      { return false }
+func (*addReLUOp) CallsExtern() bool     { return false }
+func (*addReLUOp) OverwritesInput() int  { return -1 }
+func (*addReLUOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "AddReLU") }
+func (op *addReLUOp) Hashcode() uint32   { return hashOf(op.WriteHash) }
+func (*addReLUOp) String() string        { return "AddReLU" }
+
+func (*addReLUOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
+	if len(ds) != 2 {
+		return nil, fmt.Errorf("ops: AddReLU: got %d inputs, want 2", len(ds))
+	}
+	a, err := shapeOf("AddReLU", ds[0], "a", -1)
+	if err != nil {
+		return nil, err
+	}
+	b, err := shapeOf("AddReLU", ds[1], "b", -1)
+	if err != nil {
+		return nil, err
+	}
+	if !a.Eq(b) {
+		return nil, fmt.Errorf("ops: AddReLU: a has shape %v, b has %v", a, b)
+	}
+	return a.Clone(), nil
+}
+
+func (*addReLUOp) inputs(vals []gorgonia.Value) (a, b *tensor.Dense, err error) {
+	if len(vals) != 2 {
+		return nil, nil, fmt.Errorf("ops: AddReLU: got %d inputs, want 2", len(vals))
+	}
+	if a, err = asDenseN(vals[0], "AddReLU", "a"); err != nil {
+		return nil, nil, err
+	}
+	if b, err = asDenseN(vals[1], "AddReLU", "b"); err != nil {
+		return nil, nil, err
+	}
+	if err = sameDtype("AddReLU", a, b); err != nil {
+		return nil, nil, err
+	}
+	if !a.Shape().Eq(b.Shape()) {
+		return nil, nil, fmt.Errorf("ops: AddReLU: a has shape %v, b has %v", a.Shape(), b.Shape())
+	}
+	return a, b, nil
+}
+
+func (op *addReLUOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
+	a, b, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(op.out.get(a.Dtype(), a.Shape()...), a, b), nil
+}
+
+func (op *addReLUOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
+	a, b, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	out, err := checkOut("AddReLU", prealloc, a.Dtype(), a.Shape(), a, b)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(out, a, b), nil
+}
+
+func (*addReLUOp) compute(out, a, b *tensor.Dense) *tensor.Dense {
+	switch a.Dtype() {
+	case tensor.Float32:
+		reluTo(out.Float32s(), a.Float32s(), b.Float32s())
+	case tensor.Float64:
+		reluTo(out.Float64s(), a.Float64s(), b.Float64s())
+	}
+	return out
+}
+
+func (*addReLUOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
+
+func (*addReLUOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	if len(inputs) != 2 {
+		return nil, fmt.Errorf("ops: AddReLU.SymDiff: got %d inputs, want 2", len(inputs))
+	}
+	dz, err := gorgonia.ApplyOp(&reluGradOp{}, output, grad)
+	if err != nil {
+		return nil, fmt.Errorf("ops: AddReLU.SymDiff: %w", err)
+	}
+	return gorgonia.Nodes{dz, dz}, nil
+}
+
+// GlobalAvgPool returns the mean over H and W of x [N,C,H,W]: an [N,C]
+// matrix. Its gradient spreads dY/(H·W) over every position.
+func GlobalAvgPool(x *gorgonia.Node) (*gorgonia.Node, error) {
+	if x == nil {
+		return nil, errors.New("ops: GlobalAvgPool: nil input")
+	}
+	if x.Shape().Dims() != 4 {
+		return nil, fmt.Errorf("ops: GlobalAvgPool: x must be [N,C,H,W], got shape %v", x.Shape())
+	}
+	n, err := gorgonia.ApplyOp(gapOp{}, x)
+	if err != nil {
+		return nil, fmt.Errorf("ops: GlobalAvgPool: %w", err)
+	}
+	return n, nil
+}
+
+// gapOp is the op of GlobalAvgPool.
+type gapOp struct{}
+
+func (gapOp) Arity() int            { return 1 }
+func (gapOp) Type() hm.Type         { return hm.NewFnType(tensor4Type, matType) }
+func (gapOp) ReturnsPtr() bool      { return false }
+func (gapOp) CallsExtern() bool     { return false }
+func (gapOp) OverwritesInput() int  { return -1 }
+func (gapOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "GlobalAvgPool") }
+func (op gapOp) Hashcode() uint32   { return hashOf(op.WriteHash) }
+func (gapOp) String() string        { return "GlobalAvgPool" }
+
+func (gapOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
+	if len(ds) != 1 {
+		return nil, fmt.Errorf("ops: GlobalAvgPool: got %d inputs, want 1", len(ds))
+	}
+	s, err := shapeOf("GlobalAvgPool", ds[0], "x", 4)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Shape{s[0], s[1]}, nil
+}
+
+func (gapOp) input(vals []gorgonia.Value) (*tensor.Dense, error) {
+	if len(vals) != 1 {
+		return nil, fmt.Errorf("ops: GlobalAvgPool: got %d inputs, want 1", len(vals))
+	}
+	return asDense(vals[0], 4, "GlobalAvgPool", "x")
+}
+
+func (op gapOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
+	x, err := op.input(vals)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(newDense(x.Dtype(), x.Shape()[0], x.Shape()[1]), x), nil
+}
+
+func (op gapOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
+	x, err := op.input(vals)
+	if err != nil {
+		return nil, err
+	}
+	out, err := checkOut("GlobalAvgPool", prealloc, x.Dtype(), tensor.Shape{x.Shape()[0], x.Shape()[1]}, x)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(out, x), nil
+}
+
+func (gapOp) compute(out, x *tensor.Dense) *tensor.Dense {
+	s := x.Shape()
+	hw := s[2] * s[3]
+	switch x.Dtype() {
+	case tensor.Float32:
+		blockMeans(out.Float32s(), x.Float32s(), hw)
+	case tensor.Float64:
+		blockMeans(out.Float64s(), x.Float64s(), hw)
+	}
+	return out
+}
+
+// blockMeans writes out[i] = mean(x[i·hw:(i+1)·hw]), summed in float64.
+func blockMeans[T float32 | float64](out, x []T, hw int) {
+	parallelFor(len(out), len(x), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = T(sum64(x[i*hw:(i+1)*hw]) / float64(hw))
+		}
+	})
+}
+
+// sum64 returns Σ v in float64, with four independent accumulators (a
+// fixed order, so the result is deterministic).
+func sum64[T float32 | float64](v []T) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		s0 += float64(v[i])
+		s1 += float64(v[i+1])
+		s2 += float64(v[i+2])
+		s3 += float64(v[i+3])
+	}
+	for ; i < len(v); i++ {
+		s0 += float64(v[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func (gapOp) DiffWRT(inputs int) []bool { return []bool{true} }
+
+func (gapOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	if len(inputs) != 1 {
+		return nil, fmt.Errorf("ops: GlobalAvgPool.SymDiff: got %d inputs, want 1", len(inputs))
+	}
+	s := inputs[0].Shape()
+	if s.Dims() != 4 {
+		return nil, fmt.Errorf("ops: GlobalAvgPool.SymDiff: x must be 4-D, got %v", s)
+	}
+	dx, err := gorgonia.ApplyOp(&gapGradOp{h: s[2], w: s[3]}, grad)
+	if err != nil {
+		return nil, fmt.Errorf("ops: GlobalAvgPool.SymDiff: %w", err)
+	}
+	return gorgonia.Nodes{dx}, nil
+}
+
+// gapGradOp spreads dY [N,C] over [N,C,H,W] as dY/(H·W). It is not itself
+// differentiated.
+type gapGradOp struct {
+	h, w int
+	out  outBuf
+}
+
+func (op *gapGradOp) name() string          { return fmt.Sprintf("GlobalAvgPoolGrad{%d×%d}", op.h, op.w) }
+func (op *gapGradOp) Arity() int            { return 1 }
+func (op *gapGradOp) Type() hm.Type         { return hm.NewFnType(matType, tensor4Type) }
+func (op *gapGradOp) ReturnsPtr() bool      { return false }
+func (op *gapGradOp) CallsExtern() bool     { return false }
+func (op *gapGradOp) OverwritesInput() int  { return -1 }
+func (op *gapGradOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
+func (op *gapGradOp) Hashcode() uint32      { return hashOf(op.WriteHash) }
+func (op *gapGradOp) String() string        { return op.name() }
+
+func (op *gapGradOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
+	if len(ds) != 1 {
+		return nil, fmt.Errorf("ops: %s: got %d inputs, want 1", op.name(), len(ds))
+	}
+	s, err := matShape(op.name(), ds[0], "dy")
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Shape{s[0], s[1], op.h, op.w}, nil
+}
+
+func (op *gapGradOp) input(vals []gorgonia.Value) (*tensor.Dense, error) {
+	if len(vals) != 1 {
+		return nil, fmt.Errorf("ops: %s: got %d inputs, want 1", op.name(), len(vals))
+	}
+	return asDense(vals[0], 2, op.name(), "dy")
+}
+
+func (op *gapGradOp) outShape(dy *tensor.Dense) tensor.Shape {
+	return tensor.Shape{dy.Shape()[0], dy.Shape()[1], op.h, op.w}
+}
+
+func (op *gapGradOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
+	dy, err := op.input(vals)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(op.out.get(dy.Dtype(), op.outShape(dy)...), dy), nil
+}
+
+func (op *gapGradOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
+	dy, err := op.input(vals)
+	if err != nil {
+		return nil, err
+	}
+	out, err := checkOut(op.name(), prealloc, dy.Dtype(), op.outShape(dy), dy)
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(out, dy), nil
+}
+
+func (op *gapGradOp) compute(out, dy *tensor.Dense) *tensor.Dense {
+	hw := op.h * op.w
+	switch dy.Dtype() {
+	case tensor.Float32:
+		spread(out.Float32s(), dy.Float32s(), hw)
+	case tensor.Float64:
+		spread(out.Float64s(), dy.Float64s(), hw)
+	}
+	return out
+}
+
+// spread writes out[i·hw:(i+1)·hw] = v[i]/hw.
+func spread[T float32 | float64](out, v []T, hw int) {
+	inv := 1 / float64(hw)
+	parallelFor(len(v), len(out), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			val := T(float64(v[i]) * inv)
+			dst := out[i*hw : (i+1)*hw]
+			for j := range dst {
+				dst[j] = val
+			}
+		}
+	})
+}

@@ -1,0 +1,506 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/batchsampler-go/batchsampler/model/ops"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// ResNetConfig sizes a CIFAR-style ResNet: a 3×3 stem convolution (stride
+// 1, no max-pool), stages of BasicBlocks (the first block of every stage
+// after the first halves the resolution), global average pooling, and a
+// projection head Linear → ReLU → Linear. Zero fields take their defaults.
+//
+// Depths in the usual CIFAR naming: Blocks {1,1,1} is ResNet-8, {2,2,2}
+// ResNet-14, {3,3,3} ResNet-20 (6n+2 layers), all with Widths {16,32,64};
+// Widths {32,64,128,256} with Blocks {2,2,2,2} is a narrow ResNet-18.
+type ResNetConfig struct {
+	InChannels int   // image channels; default 3
+	Stem       int   // stem width; default Widths[0]
+	Widths     []int // stage widths; default {16, 32, 64}
+	Blocks     []int // BasicBlocks per stage; default 2 per stage
+	ProjHidden int   // projection hidden width; default EmbedDim
+	ProjDim    int   // projection output; default 128
+	// BNEps and BNMomentum configure every BatchNorm (defaults 1e-5 and
+	// 0.1, PyTorch's; momentum is the weight of the new batch statistics).
+	BNEps, BNMomentum float64
+	// Float64 makes parameters and activations float64 (gradient checks).
+	Float64 bool
+}
+
+// ResNetPreset returns the configuration of a named architecture:
+// "resnet8", "resnet14", "resnet20" (16/32/64 channels) or "resnet18-narrow"
+// (32/64/128/256 channels, two blocks per stage).
+func ResNetPreset(name string) (ResNetConfig, error) {
+	switch name {
+	case "resnet8":
+		return ResNetConfig{Widths: []int{16, 32, 64}, Blocks: []int{1, 1, 1}}, nil
+	case "resnet14", "":
+		return ResNetConfig{Widths: []int{16, 32, 64}, Blocks: []int{2, 2, 2}}, nil
+	case "resnet20":
+		return ResNetConfig{Widths: []int{16, 32, 64}, Blocks: []int{3, 3, 3}}, nil
+	case "resnet18-narrow":
+		return ResNetConfig{Widths: []int{32, 64, 128, 256}, Blocks: []int{2, 2, 2, 2}}, nil
+	}
+	return ResNetConfig{}, fmt.Errorf("resnet preset %q: want resnet8, resnet14, resnet20 or resnet18-narrow", name)
+}
+
+func (c ResNetConfig) withDefaults() (ResNetConfig, error) {
+	if c.InChannels == 0 {
+		c.InChannels = 3
+	}
+	if len(c.Widths) == 0 {
+		c.Widths = []int{16, 32, 64}
+	}
+	if len(c.Blocks) == 0 {
+		c.Blocks = make([]int, len(c.Widths))
+		for i := range c.Blocks {
+			c.Blocks[i] = 2
+		}
+	}
+	c.Widths, c.Blocks = slices.Clone(c.Widths), slices.Clone(c.Blocks)
+	if c.Stem == 0 {
+		c.Stem = c.Widths[0]
+	}
+	if c.ProjHidden == 0 {
+		c.ProjHidden = c.Widths[len(c.Widths)-1]
+	}
+	if c.ProjDim == 0 {
+		c.ProjDim = 128
+	}
+	if c.BNEps == 0 {
+		c.BNEps = 1e-5
+	}
+	if c.BNMomentum == 0 {
+		c.BNMomentum = 0.1
+	}
+	switch {
+	case c.InChannels < 0 || c.Stem < 0 || c.ProjHidden < 0 || c.ProjDim < 0:
+		return c, fmt.Errorf("resnet config: negative size (InChannels %d, Stem %d, ProjHidden %d, ProjDim %d)", c.InChannels, c.Stem, c.ProjHidden, c.ProjDim)
+	case len(c.Blocks) != len(c.Widths):
+		return c, fmt.Errorf("resnet config: %d stage widths but %d block counts", len(c.Widths), len(c.Blocks))
+	case !(c.BNEps > 0) || math.IsInf(c.BNEps, 0):
+		return c, fmt.Errorf("resnet config: BNEps = %v, want a finite value > 0", c.BNEps)
+	case !(c.BNMomentum > 0 && c.BNMomentum <= 1):
+		return c, fmt.Errorf("resnet config: BNMomentum = %v, want in (0, 1]", c.BNMomentum)
+	}
+	for i := range c.Widths {
+		if c.Widths[i] <= 0 || c.Blocks[i] <= 0 {
+			return c, fmt.Errorf("resnet config: stage %d has width %d and %d blocks, want both > 0", i, c.Widths[i], c.Blocks[i])
+		}
+	}
+	return c, nil
+}
+
+// bnIdx holds the indices in ResNet.params of one BatchNorm.
+type bnIdx struct{ gamma, beta, runMean, runVar int }
+
+// convBN is a convolution without bias followed by BatchNorm.
+type convBN struct {
+	w              int // weight index, shape out×in×k×k
+	stride, pad, k int
+	bn             bnIdx
+}
+
+// basicBlock is conv3×3-BN-ReLU-conv3×3-BN plus the shortcut (identity, or
+// a 1×1 convolution with BN when the shape changes), then ReLU.
+type basicBlock struct {
+	c1, c2   convBN
+	shortcut *convBN
+}
+
+// ResNet is a CIFAR-style residual network with a SimCLR projection head.
+// Convolution weights are out×in×kh×kw (PyTorch's layout); Linear weights
+// are in×out, so that a layer is x·W + b.
+type ResNet struct {
+	cfg    ResNetConfig
+	params []*Param
+	stem   convBN
+	blocks []basicBlock
+	// Projection head: Linear(EmbedDim, ProjHidden) → ReLU → Linear(ProjHidden, ProjDim).
+	pw1, pb1, pw2, pb2 int
+}
+
+// NewResNet builds a ResNet initialised as torchvision does: convolution
+// weights from N(0, 2/fan_out) (Kaiming normal, fan-out mode), BatchNorm
+// γ = 1, β = 0, running mean 0, running variance 1, and the head's Linear
+// layers from U(−1/√fan_in, 1/√fan_in). The draws come from a PCG source
+// seeded with seed, in the order of Params.
+func NewResNet(cfg ResNetConfig, seed uint64) (*ResNet, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m := &ResNet{cfg: cfg}
+	rng := rand.New(rand.NewPCG(seed, 0x2545f4914f6cdd1d))
+	dt := m.dtype()
+	add := func(name string, trainable bool, shape ...int) int {
+		m.params = append(m.params, &Param{Name: name, Value: tensor.New(tensor.Of(dt), tensor.WithShape(shape...)), Trainable: trainable})
+		return len(m.params) - 1
+	}
+	constant := func(i int, c float64) { fill(m.params[i].Value, func() float64 { return c }) }
+	newConvBN := func(prefix, bnName string, in, out, k, stride int) convBN {
+		c := convBN{stride: stride, pad: k / 2, k: k}
+		c.w = add(prefix+".weight", true, out, in, k, k)
+		std := math.Sqrt(2 / float64(out*k*k))
+		fill(m.params[c.w].Value, func() float64 { return rng.NormFloat64() * std })
+		c.bn = bnIdx{
+			gamma:   add(bnName+".weight", true, out),
+			beta:    add(bnName+".bias", true, out),
+			runMean: add(bnName+".running_mean", false, out),
+			runVar:  add(bnName+".running_var", false, out),
+		}
+		constant(c.bn.gamma, 1)
+		constant(c.bn.beta, 0)
+		constant(c.bn.runMean, 0)
+		constant(c.bn.runVar, 1)
+		return c
+	}
+	m.stem = newConvBN("conv1", "bn1", cfg.InChannels, cfg.Stem, 3, 1)
+	in := cfg.Stem
+	for s, w := range cfg.Widths {
+		for j := 0; j < cfg.Blocks[s]; j++ {
+			stride := 1
+			if s > 0 && j == 0 {
+				stride = 2
+			}
+			p := fmt.Sprintf("layer%d.%d.", s+1, j)
+			var b basicBlock
+			b.c1 = newConvBN(p+"conv1", p+"bn1", in, w, 3, stride)
+			b.c2 = newConvBN(p+"conv2", p+"bn2", w, w, 3, 1)
+			if stride != 1 || in != w {
+				sc := newConvBN(p+"shortcut.0", p+"shortcut.1", in, w, 1, stride)
+				b.shortcut = &sc
+			}
+			m.blocks = append(m.blocks, b)
+			in = w
+		}
+	}
+	uniform := func(i, fanIn int) {
+		bound := 1 / math.Sqrt(float64(fanIn))
+		fill(m.params[i].Value, func() float64 { return (2*rng.Float64() - 1) * bound })
+	}
+	e := m.EmbedDim()
+	m.pw1 = add("proj.0.weight", true, e, cfg.ProjHidden)
+	m.pb1 = add("proj.0.bias", true, cfg.ProjHidden)
+	m.pw2 = add("proj.2.weight", true, cfg.ProjHidden, cfg.ProjDim)
+	m.pb2 = add("proj.2.bias", true, cfg.ProjDim)
+	uniform(m.pw1, e)
+	uniform(m.pb1, e)
+	uniform(m.pw2, cfg.ProjHidden)
+	uniform(m.pb2, cfg.ProjHidden)
+	return m, nil
+}
+
+func (m *ResNet) dtype() tensor.Dtype {
+	if m.cfg.Float64 {
+		return tensor.Float64
+	}
+	return tensor.Float32
+}
+
+// Config returns the configuration with defaults filled in.
+func (m *ResNet) Config() ResNetConfig { return m.cfg }
+
+// Params returns the parameters and buffers in a stable order with unique,
+// PyTorch-like names (conv1.weight, bn1.{weight,bias,running_mean,
+// running_var}, layerS.B.conv1.weight, …, layerS.B.shortcut.{0,1}.*,
+// proj.{0,2}.{weight,bias}). The slice is shared with the model.
+func (m *ResNet) Params() []*Param { return m.params }
+
+// EmbedDim returns the size of the pooled representation, the last stage's width.
+func (m *ResNet) EmbedDim() int { return m.cfg.Widths[len(m.cfg.Widths)-1] }
+
+// ProjDim returns the size of the projection head's output.
+func (m *ResNet) ProjDim() int { return m.cfg.ProjDim }
+
+// ForwardFLOPs returns the multiply-adds ×2 of one image's forward pass
+// through the encoder and head, for h×w inputs.
+func (m *ResNet) ForwardFLOPs(h, w int) int64 {
+	var f int64
+	conv := func(c convBN, in, out, hi, wi int) (int, int) {
+		ho := (hi+2*c.pad-c.k)/c.stride + 1
+		wo := (wi+2*c.pad-c.k)/c.stride + 1
+		f += 2 * int64(ho*wo) * int64(out*in*c.k*c.k)
+		return ho, wo
+	}
+	in := m.cfg.InChannels
+	h, w = conv(m.stem, in, m.cfg.Stem, h, w)
+	in = m.cfg.Stem
+	k := 0
+	for s, wd := range m.cfg.Widths {
+		for j := 0; j < m.cfg.Blocks[s]; j++ {
+			b := m.blocks[k]
+			k++
+			if b.shortcut != nil {
+				conv(*b.shortcut, in, wd, h, w)
+			}
+			h, w = conv(b.c1, in, wd, h, w)
+			conv(b.c2, wd, wd, h, w)
+			in = wd
+		}
+	}
+	f += 2 * int64(m.EmbedDim()*m.cfg.ProjHidden+m.cfg.ProjHidden*m.cfg.ProjDim)
+	return f
+}
+
+// resBNCall records one training-mode BatchNorm call.
+type resBNCall struct {
+	bn bnIdx
+	op *ops.BatchNormOp
+}
+
+// ResNetBound is a ResNet bound into one Gorgonia expression graph. Its
+// parameter nodes share their values with the model's Params, so an
+// optimiser step on the Params is seen by the next run of the graph. The
+// graph may be compiled once and run many times (fixed batch size): write
+// new pixels into the input tensors, run, read Grads, call CommitStats.
+//
+// A ResNetBound is used by one goroutine at a time.
+type ResNetBound struct {
+	m     *ResNet
+	g     *gorgonia.ExprGraph
+	nodes []*gorgonia.Node
+	calls []resBNCall
+	n     int
+}
+
+// Bind prepares m for the expression graph g. Call it once per graph.
+func (m *ResNet) Bind(g *gorgonia.ExprGraph) *ResNetBound {
+	return &ResNetBound{m: m, g: g, nodes: make([]*gorgonia.Node, len(m.params))}
+}
+
+func (b *ResNetBound) node(i int) *gorgonia.Node {
+	if b.nodes[i] != nil {
+		return b.nodes[i]
+	}
+	p := b.m.params[i]
+	if p.Value.Dims() == 4 {
+		b.nodes[i] = gorgonia.NewTensor(b.g, p.Value.Dtype(), 4, gorgonia.WithShape(p.Value.Shape()...),
+			gorgonia.WithName(p.Name), gorgonia.WithValue(p.Value))
+	} else {
+		b.nodes[i] = paramNode(b.g, p)
+	}
+	return b.nodes[i]
+}
+
+// Input adds an input node of n images (n×C×h×w) and returns it with its
+// backing tensor: write pixels into the tensor's data before every run.
+func (b *ResNetBound) Input(n, h, w int) (*gorgonia.Node, *tensor.Dense) {
+	v := tensor.New(tensor.Of(b.m.dtype()), tensor.WithShape(n, b.m.cfg.InChannels, h, w))
+	x := gorgonia.NewTensor(b.g, b.m.dtype(), 4, gorgonia.WithShape(n, b.m.cfg.InChannels, h, w),
+		gorgonia.WithName(fmt.Sprintf("images.%d", b.n)), gorgonia.WithValue(v))
+	b.n++
+	return x, v
+}
+
+// convBN adds conv → BN (→ ReLU when relu, fused into the BN op) and
+// records the BN call.
+func (b *ResNetBound) convBN(x *gorgonia.Node, c convBN, train, relu, noGradX bool) (*gorgonia.Node, error) {
+	name := b.m.params[c.w].Name
+	y, err := ops.Conv2D(x, b.node(c.w), ops.ConvOpts{Stride: c.stride, Pad: c.pad, NoInputGrad: noGradX})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	cfg := ops.BNConfig{Eps: b.m.cfg.BNEps, Training: train, ReLU: relu}
+	if !train {
+		cfg.RunningMean = floats64(b.m.params[c.bn.runMean].Value)
+		cfg.RunningVar = floats64(b.m.params[c.bn.runVar].Value)
+	}
+	y, op, err := ops.BatchNorm2D(y, b.node(c.bn.gamma), b.node(c.bn.beta), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.m.params[c.bn.gamma].Name, err)
+	}
+	if train {
+		b.calls = append(b.calls, resBNCall{bn: c.bn, op: op})
+	}
+	return y, nil
+}
+
+// Encode adds the encoder applied to x (n×C×h×w) and returns the pooled
+// representations (n × EmbedDim). With train true, BatchNorm uses batch
+// statistics, recorded for CommitStats; with train false it uses the
+// running statistics as they are now (copied into the graph).
+func (b *ResNetBound) Encode(x *gorgonia.Node, train bool) (*gorgonia.Node, error) {
+	s := x.Shape()
+	if s.Dims() != 4 || s[1] != b.m.cfg.InChannels {
+		return nil, fmt.Errorf("resnet encode: input shape %v, want (n, %d, h, w)", s, b.m.cfg.InChannels)
+	}
+	if train && s[0] < 2 {
+		return nil, fmt.Errorf("resnet encode: training-mode BatchNorm needs at least 2 images, got %d", s[0])
+	}
+	h, err := b.convBN(x, b.m.stem, train, true, true)
+	if err != nil {
+		return nil, fmt.Errorf("resnet encode: stem: %w", err)
+	}
+	for k, blk := range b.m.blocks {
+		main, err := b.convBN(h, blk.c1, train, true, false)
+		if err != nil {
+			return nil, fmt.Errorf("resnet encode: block %d: %w", k, err)
+		}
+		if main, err = b.convBN(main, blk.c2, train, false, false); err != nil {
+			return nil, fmt.Errorf("resnet encode: block %d: %w", k, err)
+		}
+		short := h
+		if blk.shortcut != nil {
+			if short, err = b.convBN(h, *blk.shortcut, train, false, false); err != nil {
+				return nil, fmt.Errorf("resnet encode: block %d shortcut: %w", k, err)
+			}
+		}
+		if h, err = ops.AddReLU(main, short); err != nil {
+			return nil, fmt.Errorf("resnet encode: block %d join: %w", k, err)
+		}
+	}
+	emb, err := ops.GlobalAvgPool(h)
+	if err != nil {
+		return nil, fmt.Errorf("resnet encode: pooling: %w", err)
+	}
+	return emb, nil
+}
+
+// Project adds the projection head applied to emb (n × EmbedDim).
+func (b *ResNetBound) Project(emb *gorgonia.Node) (*gorgonia.Node, error) {
+	if emb == nil || emb.Shape().Dims() != 2 || emb.Shape()[1] != b.m.EmbedDim() {
+		var s tensor.Shape
+		if emb != nil {
+			s = emb.Shape()
+		}
+		return nil, fmt.Errorf("resnet project: input shape %v, want (n, %d)", s, b.m.EmbedDim())
+	}
+	h, err := ops.Linear(emb, b.node(b.m.pw1), b.node(b.m.pb1), ops.LinearOpts{ReLU: true})
+	if err != nil {
+		return nil, fmt.Errorf("resnet project: %w", err)
+	}
+	out, err := ops.Linear(h, b.node(b.m.pw2), b.node(b.m.pb2), ops.LinearOpts{})
+	if err != nil {
+		return nil, fmt.Errorf("resnet project: %w", err)
+	}
+	return out, nil
+}
+
+// Learnables returns the nodes of the trainable parameters used so far in
+// this graph, in Params order: pass them to gorgonia.Grad.
+func (b *ResNetBound) Learnables() gorgonia.Nodes {
+	var ns gorgonia.Nodes
+	for i, p := range b.m.params {
+		if p.Trainable && b.nodes[i] != nil {
+			ns = append(ns, b.nodes[i])
+		}
+	}
+	return ns
+}
+
+// Grads copies, after a run, the gradient of every trainable parameter in
+// Params order into dst (grown or reallocated as needed; pass the previous
+// result to reuse its buffers) and returns it. A parameter the graph does
+// not use gets nil, which Adam.Step skips.
+func (b *ResNetBound) Grads(dst [][]float32) ([][]float32, error) {
+	k := 0
+	for i, p := range b.m.params {
+		if !p.Trainable {
+			continue
+		}
+		if k == len(dst) {
+			dst = append(dst, nil)
+		}
+		if b.nodes[i] == nil {
+			dst[k] = nil
+			k++
+			continue
+		}
+		g, err := readGrad(b.nodes[i], p, dst[k])
+		if err != nil {
+			return nil, err
+		}
+		dst[k] = g
+		k++
+	}
+	return dst[:k], nil
+}
+
+// CommitStats folds the batch statistics of the latest run of every
+// training-mode BatchNorm call into the running buffers, in call order (two
+// views = two updates, as two forward calls in PyTorch):
+// running_mean ← (1−m)·running_mean + m·μ_B and
+// running_var ← (1−m)·running_var + m·σ²_B·n/(n−1), m = BNMomentum.
+// Call it once after every run. On error no buffer is changed.
+func (b *ResNetBound) CommitStats() error {
+	type upd struct {
+		bn      bnIdx
+		mean, v []float64
+		n       int
+	}
+	ups := make([]upd, 0, len(b.calls))
+	for k, c := range b.calls {
+		mean, v, n, err := c.op.BatchStats()
+		if err != nil {
+			return fmt.Errorf("commit stats: %s (call %d): %w", b.m.params[c.bn.gamma].Name, k, err)
+		}
+		if n < 2 {
+			return fmt.Errorf("commit stats: %s: %d values per channel, need 2 for the unbiased variance", b.m.params[c.bn.gamma].Name, n)
+		}
+		ups = append(ups, upd{c.bn, mean, v, n})
+	}
+	mom := b.m.cfg.BNMomentum
+	for _, u := range ups {
+		rm, rv := b.m.params[u.bn.runMean].Value, b.m.params[u.bn.runVar].Value
+		unbias := float64(u.n) / float64(u.n-1)
+		for j := range u.mean {
+			setAt(rm, j, (1-mom)*at(rm, j)+mom*u.mean[j])
+			setAt(rv, j, (1-mom)*at(rv, j)+mom*u.v[j]*unbias)
+		}
+	}
+	return nil
+}
+
+// EmbedImages returns evaluation-mode (running BatchNorm statistics)
+// representations (n × EmbedDim) and projections (n × ProjDim) of the n
+// images in pixels (n×C×h×w, float32), computed in batches of batch images
+// through one compiled graph (the last batch is zero-padded).
+func (m *ResNet) EmbedImages(pixels []float32, n, h, w, batch int) (emb, proj []float32, err error) {
+	if m.cfg.Float64 {
+		return nil, nil, fmt.Errorf("resnet embed: %w", errNotFloat32)
+	}
+	size := m.cfg.InChannels * h * w
+	if n <= 0 || len(pixels) != n*size {
+		return nil, nil, fmt.Errorf("resnet embed: %d pixel values for %d images of %d×%d×%d", len(pixels), n, m.cfg.InChannels, h, w)
+	}
+	if batch <= 0 {
+		return nil, nil, fmt.Errorf("resnet embed: batch %d, want > 0", batch)
+	}
+	batch = min(batch, n)
+	g := gorgonia.NewGraph()
+	b := m.Bind(g)
+	x, xv := b.Input(batch, h, w)
+	e, err := b.Encode(x, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := b.Project(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	ed, pd := m.EmbedDim(), m.ProjDim()
+	emb = make([]float32, n*ed)
+	proj = make([]float32, n*pd)
+	buf := xv.Float32s()
+	for lo := 0; lo < n; lo += batch {
+		hi := min(lo+batch, n)
+		copy(buf, pixels[lo*size:hi*size])
+		clear(buf[(hi-lo)*size:])
+		if err := vm.RunAll(); err != nil {
+			return nil, nil, fmt.Errorf("resnet embed: images %d..%d: %w", lo, hi-1, err)
+		}
+		copy(emb[lo*ed:hi*ed], e.Value().Data().([]float32))
+		copy(proj[lo*pd:hi*pd], p.Value().Data().([]float32))
+		vm.Reset()
+	}
+	return emb, proj, nil
+}

@@ -1,0 +1,79 @@
+package train
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/batchsampler-go/batchsampler/internal/gemm"
+	"github.com/batchsampler-go/batchsampler/model"
+)
+
+// benchImageModality builds the SimCLR modality of the issue's throughput
+// benchmark on generated 32×32 images: ResNet-14 (3×3 stem of 16 channels,
+// three stages of two BasicBlocks at 16/32/64), projection 64-64-128,
+// NT-Xent τ = 0.5, Adam 1e-3.
+func benchImageModality(b *testing.B, arch string) (Modality, *Config) {
+	cfg, err := ParseConfig([]byte("modality: image\n"), []string{
+		"data.image.images=512", "data.image.test_images=64", "model.arch=" + arch, "model.proj_hidden=64",
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bl := builders["image"]
+	ds, err := bl.Load(&cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mod, err := bl.New(&cfg, ds, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return mod, &cfg
+}
+
+// BenchmarkSimCLRStep measures one SimCLR training step on B = 128 images:
+// two augmented views (256 images through the network), forward, NT-Xent,
+// backward and Adam. img/s counts both views, as the issue does.
+func BenchmarkSimCLRStep(b *testing.B) {
+	for _, arch := range []string{"resnet14", "resnet8"} {
+		b.Run(arch, func(b *testing.B) {
+			mod, cfg := benchImageModality(b, arch)
+			opt := model.NewAdam(cfg.Train.LR, mod.Params())
+			rng := rand.New(rand.NewPCG(1, 2))
+			idx := make([]int, 128)
+			step := func() {
+				for j := range idx {
+					idx[j] = rng.IntN(mod.NumInstances())
+				}
+				res, err := mod.Step(idx, rng)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := opt.Step(res.Grads); err != nil {
+					b.Fatal(err)
+				}
+			}
+			step() // compile the graph and allocate its buffers
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				step()
+			}
+			b.ReportMetric(float64(2*len(idx)*b.N)/b.Elapsed().Seconds(), "img/s")
+			b.Logf("gemm backend: %s", gemm.Backend())
+		})
+	}
+}
+
+// BenchmarkImageEmbed measures evaluation-mode embedding of 512 images
+// (what one BatchSampler refresh costs per 512 training images).
+func BenchmarkImageEmbed(b *testing.B) {
+	mod, _ := benchImageModality(b, "resnet14")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := mod.Embed("projection"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(512*b.N)/b.Elapsed().Seconds(), "img/s")
+}

@@ -1,0 +1,86 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+)
+
+// tinyImages is a few seconds of SimCLR on generated 16×16 images with a
+// two-stage ResNet of 4/8 channels.
+const tinyImages = `
+name: tiny-images
+modality: image
+data:
+  source: synthetic
+  image: {images: 96, test_images: 48, classes: 4, size: 16, noise: 0.05, seed: 2}
+model: {kind: resnet, arch: resnet8, widths: [4, 8], blocks: [1, 1], proj_hidden: 8, proj_dim: 8}
+samplers:
+  - {kind: uniform}
+  - {kind: batchsampler, label: bs, m: 20, k: 5, walk: rwr, alpha: {start: 0.2, end: 0.05}, refresh_every: 4}
+train: {epochs: 2, batch_size: 20, lr: 0.001, log_every: 1}
+eval: {kind: linear_probe, knn_k: 10}
+seeds: [0]
+`
+
+func TestImageRunAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("image training run: skipped with -short")
+	}
+	cfg := mustParse(t, tinyImages)
+	ref := t.TempDir()
+	want, err := Run(context.Background(), cfg, Options{OutDir: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := resultsOf(t, want)
+	if len(res) != 2 {
+		t.Fatalf("want 2 runs, got %v", res)
+	}
+	for run, v := range res {
+		// 4 balanced classes: a probe on any non-degenerate features beats
+		// chance; the score must be a percentage.
+		if !(v > 25 && v <= 100) {
+			t.Errorf("%s: linear probe accuracy %v%%, want in (25, 100]", run, v)
+		}
+	}
+	wantLoss := readLosses(t, ref)
+
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	hooks := Hooks{Step: func(s StepInfo) {
+		if s.Run == "bs-seed0" && s.Step == 7 {
+			cancel()
+		}
+	}}
+	if _, err := Run(ctx, cfg, Options{OutDir: dir, Hooks: hooks}); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("want ErrInterrupted, got %v", err)
+	}
+	got, err := Run(context.Background(), cfg, Options{OutDir: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := resultsOf(t, got); !maps.Equal(g, res) {
+		t.Errorf("resumed results %v, uninterrupted %v", g, res)
+	}
+	sameLosses(t, wantLoss, readLosses(t, dir))
+}
+
+func TestImageConfigErrors(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"model.arch=resnet99", "model.arch"},
+		{"data.source=imagenet", "data.source"},
+		{"augment.image=strong", "augment.image"},
+		{"eval.kind=svm", "eval.kind"},
+		{"model.blocks=[1]", "model.widths, model.blocks"},
+		{"data.image.images=0", "data.image.images"},
+		{"data.image.colour=1", "colour"},
+	} {
+		_, err := ParseConfig([]byte(tinyImages), []string{tc.set})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("-set %s: error %v, want it to name %q", tc.set, err, tc.want)
+		}
+	}
+}
