@@ -299,17 +299,22 @@ func (b *Bound) CommitStats() error {
 		}
 		ups = append(ups, upd{b.m.layers[c.layer], mean, v, n})
 	}
-	mom := b.m.cfg.BNMomentum
 	for _, u := range ups {
-		rm, rv := b.m.params[u.li.runMean].Value, b.m.params[u.li.runVar].Value
-		unbias := float64(u.n) / float64(u.n-1)
-		for j := range u.mean {
-			setAt(rm, j, (1-mom)*at(rm, j)+mom*u.mean[j])
-			setAt(rv, j, (1-mom)*at(rv, j)+mom*u.v[j]*unbias)
-		}
+		foldStats(b.m.params[u.li.runMean].Value, b.m.params[u.li.runVar].Value, u.mean, u.v, u.n, b.m.cfg.BNMomentum)
 	}
 	b.calls = b.calls[:0]
 	return nil
+}
+
+// foldStats updates BatchNorm running buffers with one call's batch mean,
+// biased variance v and count n (PyTorch's rule, momentum mom):
+// rm ← (1−mom)·rm + mom·mean, rv ← (1−mom)·rv + mom·v·n/(n−1).
+func foldStats(rm, rv *tensor.Dense, mean, v []float64, n int, mom float64) {
+	unbias := float64(n) / float64(n-1)
+	for j := range mean {
+		setAt(rm, j, (1-mom)*at(rm, j)+mom*mean[j])
+		setAt(rv, j, (1-mom)*at(rv, j)+mom*v[j]*unbias)
+	}
 }
 
 // PendingStats returns the number of training-mode BatchNorm calls whose

@@ -446,14 +446,8 @@ func (b *ResNetBound) CommitStats() error {
 		}
 		ups = append(ups, upd{c.bn, mean, v, n})
 	}
-	mom := b.m.cfg.BNMomentum
 	for _, u := range ups {
-		rm, rv := b.m.params[u.bn.runMean].Value, b.m.params[u.bn.runVar].Value
-		unbias := float64(u.n) / float64(u.n-1)
-		for j := range u.mean {
-			setAt(rm, j, (1-mom)*at(rm, j)+mom*u.mean[j])
-			setAt(rv, j, (1-mom)*at(rv, j)+mom*u.v[j]*unbias)
-		}
+		foldStats(b.m.params[u.bn.runMean].Value, b.m.params[u.bn.runVar].Value, u.mean, u.v, u.n, b.m.cfg.BNMomentum)
 	}
 	return nil
 }

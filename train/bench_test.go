@@ -12,11 +12,17 @@ import (
 // builds the GraphCL modality with the default config.
 func nci1Modality(b *testing.B) (Modality, *Config) {
 	root := testenv.Path(b)
-	cfg, err := ParseConfig([]byte("data: {source: tu, name: NCI1, path: tu/NCI1}\n"), []string{"data.root=" + root})
+	return benchModality(b, "data: {source: tu, name: NCI1, path: tu/NCI1}\n", "data.root="+root)
+}
+
+// benchModality parses a config, loads its dataset and builds the modality
+// of seed 1.
+func benchModality(b *testing.B, yaml string, sets ...string) (Modality, *Config) {
+	cfg, err := ParseConfig([]byte(yaml), sets)
 	if err != nil {
 		b.Fatal(err)
 	}
-	bl := builders["graph"]
+	bl := builders[cfg.Modality]
 	ds, err := bl.Load(&cfg)
 	if err != nil {
 		b.Fatal(err)

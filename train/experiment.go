@@ -184,7 +184,11 @@ func runOne(ctx context.Context, cfg *Config, b Builder, ds Dataset, sp RunSpec,
 	if err := writeJSON(resPath, rr); err != nil {
 		return nil, err
 	}
-	hooks.logf("%s: %s %.2f ± %.2f over folds (train %.1fs, eval %.1fs)", sp.ID(), sc.Metric, sc.Value, sc.Std, r.trainSeconds, evalSec)
+	spread := ""
+	if sc.Std > 0 {
+		spread = fmt.Sprintf(" ± %.2f over folds", sc.Std)
+	}
+	hooks.logf("%s: %s %.2f%s (train %.1fs, eval %.1fs)", sp.ID(), sc.Metric, sc.Value, spread, r.trainSeconds, evalSec)
 	if hooks.RunEnd != nil {
 		hooks.RunEnd(sp.ID())
 	}

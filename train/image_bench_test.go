@@ -13,22 +13,8 @@ import (
 // three stages of two BasicBlocks at 16/32/64), projection 64-64-128,
 // NT-Xent τ = 0.5, Adam 1e-3.
 func benchImageModality(b *testing.B, arch string) (Modality, *Config) {
-	cfg, err := ParseConfig([]byte("modality: image\n"), []string{
-		"data.image.images=512", "data.image.test_images=64", "model.arch=" + arch, "model.proj_hidden=64",
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	bl := builders["image"]
-	ds, err := bl.Load(&cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	mod, err := bl.New(&cfg, ds, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return mod, &cfg
+	return benchModality(b, "modality: image\n",
+		"data.image.images=512", "data.image.test_images=64", "model.arch="+arch, "model.proj_hidden=64")
 }
 
 // BenchmarkSimCLRStep measures one SimCLR training step on B = 128 images:

@@ -237,22 +237,7 @@ func (*reluGradOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *reluGradOp) inputs(vals []gorgonia.Value) (y, dy *tensor.Dense, err error) {
-	if len(vals) != 2 {
-		return nil, nil, fmt.Errorf("ops: ReLUGrad: got %d inputs, want 2", len(vals))
-	}
-	if y, err = asDenseN(vals[0], "ReLUGrad", "y"); err != nil {
-		return nil, nil, err
-	}
-	if dy, err = asDenseN(vals[1], "ReLUGrad", "dy"); err != nil {
-		return nil, nil, err
-	}
-	if err = sameDtype("ReLUGrad", y, dy); err != nil {
-		return nil, nil, err
-	}
-	if !y.Shape().Eq(dy.Shape()) {
-		return nil, nil, fmt.Errorf("ops: ReLUGrad: y has shape %v, dy has %v", y.Shape(), dy.Shape())
-	}
-	return y, dy, nil
+	return sameShapePair(vals, "ReLUGrad", "y", "dy")
 }
 
 func (op *reluGradOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {

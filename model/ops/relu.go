@@ -194,22 +194,7 @@ func (*addReLUOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 }
 
 func (*addReLUOp) inputs(vals []gorgonia.Value) (a, b *tensor.Dense, err error) {
-	if len(vals) != 2 {
-		return nil, nil, fmt.Errorf("ops: AddReLU: got %d inputs, want 2", len(vals))
-	}
-	if a, err = asDenseN(vals[0], "AddReLU", "a"); err != nil {
-		return nil, nil, err
-	}
-	if b, err = asDenseN(vals[1], "AddReLU", "b"); err != nil {
-		return nil, nil, err
-	}
-	if err = sameDtype("AddReLU", a, b); err != nil {
-		return nil, nil, err
-	}
-	if !a.Shape().Eq(b.Shape()) {
-		return nil, nil, fmt.Errorf("ops: AddReLU: a has shape %v, b has %v", a.Shape(), b.Shape())
-	}
-	return a, b, nil
+	return sameShapePair(vals, "AddReLU", "a", "b")
 }
 
 func (op *addReLUOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {

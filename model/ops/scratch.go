@@ -194,3 +194,25 @@ func (b *outBuf) get(dt tensor.Dtype, shape ...int) *tensor.Dense {
 	}
 	return b.last
 }
+
+// sameShapePair returns the two inputs of a binary element-wise op, which
+// must be dense tensors of one dtype and one shape; an and bn name them in
+// errors.
+func sameShapePair(vals []gorgonia.Value, op, an, bn string) (a, b *tensor.Dense, err error) {
+	if len(vals) != 2 {
+		return nil, nil, fmt.Errorf("ops: %s: got %d inputs, want 2", op, len(vals))
+	}
+	if a, err = asDenseN(vals[0], op, an); err != nil {
+		return nil, nil, err
+	}
+	if b, err = asDenseN(vals[1], op, bn); err != nil {
+		return nil, nil, err
+	}
+	if err = sameDtype(op, a, b); err != nil {
+		return nil, nil, err
+	}
+	if !a.Shape().Eq(b.Shape()) {
+		return nil, nil, fmt.Errorf("ops: %s: %s has shape %v, %s has %v", op, an, a.Shape(), bn, b.Shape())
+	}
+	return a, b, nil
+}
