@@ -37,6 +37,16 @@ graphcl-tables: graphcl-mutag graphcl-imdb-b graphcl-nci1
 graphcl-mutag graphcl-imdb-b graphcl-nci1 graphcl-collab:
 	$(GO) run ./cmd/train -config configs/$@.yaml -out $(OUT)/$@
 
+## demo-images: a few minutes of SimCLR on generated images (Uniform vs BatchSampler)
+.PHONY: demo-images
+demo-images:
+	$(GO) run ./cmd/train -config configs/demo-images.yaml -out $(OUT)/demo-images
+
+## simclr-cifar10-subset: the README's vision table (shared CIFAR-10 subset, 3 samplers × 3 seeds, about an hour)
+.PHONY: simclr-cifar10-subset
+simclr-cifar10-subset:
+	$(GO) run ./cmd/train -config configs/$@.yaml -out $(OUT)/$@
+
 ## demo-sampler: the teaching pictures of BatchSampler (points, graphs, batches, α) in $(OUT)/demo-sampler
 .PHONY: demo-sampler
 demo-sampler:
