@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/batchsampler-go/batchsampler/model/ops"
@@ -39,6 +40,28 @@ type TextConfig struct {
 	// TrainEmbeddings makes the embedding table a trainable parameter; when
 	// false it is a frozen buffer.
 	TrainEmbeddings bool
+	// WordWeights, when non-nil, holds one finite weight >= 0 per
+	// vocabulary id and makes the embedding bag the weighted mean
+	// Σ w(t)·E[t] / Σ w(t) over the known tokens t of a sentence (e.g. SIF's
+	// a/(a+p(w)), Arora et al. 2017, or IDF); nil weighs every token 1. A
+	// sentence whose known tokens all weigh 0 has the zero bag.
+	WordWeights []float32
+	// Remove holds k orthonormal directions (k×EmbDim row-major) projected
+	// out of every bag, x ← x − Σ_c (x·u_c) u_c (SIF's common-component
+	// removal). They are fixed: they do not follow a trained table.
+	Remove []float32
+	// WordDropout is the probability of dropping each known token of a
+	// sentence before bagging, in training mode, drawn independently for
+	// every view (a sentence keeps at least one known token); in [0, 1).
+	WordDropout float64
+	// InputDropout is the dropout probability on the bag (the MLP's
+	// input), in training mode, one mask per view; in [0, 1).
+	InputDropout float64
+	// Residual makes the encoder x + MLP(x) for the bag x (after bag
+	// dropout) and initialises the MLP's last layer (mlp.3) to zero, so that
+	// the untrained encoder is the bag itself and training learns a
+	// correction to it. Needs Hidden = EmbDim.
+	Residual bool
 	// Float64 makes parameters and activations float64 (gradient checks).
 	// Embed, EmbedProjected and Adam need float32.
 	Float64 bool
@@ -66,6 +89,37 @@ func (c TextConfig) withDefaults() (TextConfig, error) {
 		return c, fmt.Errorf("text config: Dropout %v, want in [0, 1)", c.Dropout)
 	case c.Vectors != nil && len(c.Vectors) != c.VocabSize*c.EmbDim:
 		return c, fmt.Errorf("text config: %d initial vectors values, want VocabSize×EmbDim = %d×%d", len(c.Vectors), c.VocabSize, c.EmbDim)
+	case !(c.WordDropout >= 0 && c.WordDropout < 1):
+		return c, fmt.Errorf("text config: WordDropout %v, want in [0, 1)", c.WordDropout)
+	case !(c.InputDropout >= 0 && c.InputDropout < 1):
+		return c, fmt.Errorf("text config: InputDropout %v, want in [0, 1)", c.InputDropout)
+	case c.WordWeights != nil && len(c.WordWeights) != c.VocabSize:
+		return c, fmt.Errorf("text config: %d word weights, want VocabSize = %d", len(c.WordWeights), c.VocabSize)
+	case c.Residual && c.Hidden != c.EmbDim:
+		return c, fmt.Errorf("text config: Residual needs Hidden = EmbDim, got Hidden %d and EmbDim %d", c.Hidden, c.EmbDim)
+	case len(c.Remove)%c.EmbDim != 0:
+		return c, fmt.Errorf("text config: %d values in Remove, want a multiple of EmbDim = %d", len(c.Remove), c.EmbDim)
+	}
+	for id, w := range c.WordWeights {
+		if !(w >= 0) || math.IsInf(float64(w), 0) {
+			return c, fmt.Errorf("text config: WordWeights[%d] = %v, want finite and >= 0", id, w)
+		}
+	}
+	k := len(c.Remove) / c.EmbDim
+	for a := range k {
+		for b := a; b < k; b++ {
+			var dot float64
+			for j := range c.EmbDim {
+				dot += float64(c.Remove[a*c.EmbDim+j]) * float64(c.Remove[b*c.EmbDim+j])
+			}
+			want := 0.0
+			if a == b {
+				want = 1
+			}
+			if math.Abs(dot-want) > 1e-4 {
+				return c, fmt.Errorf("text config: Remove rows %d and %d have dot product %.6g, want orthonormal rows", a, b, dot)
+			}
+		}
 	}
 	return c, nil
 }
@@ -78,7 +132,9 @@ func (c TextConfig) withDefaults() (TextConfig, error) {
 //
 // A sentence is a list of token ids; ids equal to UnkID (0, data.UnkID) are
 // ignored, and the embedding bag is the mean of the remaining rows of the
-// table (the zero vector when none is left).
+// table (the zero vector when none is left), weighted by
+// TextConfig.WordWeights and with the TextConfig.Remove directions
+// projected out when those are set.
 type TextMLP struct {
 	cfg    TextConfig
 	params []*Param
@@ -87,7 +143,8 @@ type TextMLP struct {
 	// than the copy itself.
 	gradBuf [][]float32
 	// touched lists the table rows gradBuf[embedding] holds nonzero values
-	// in (the rows the previous Grads scattered into).
+	// in (the rows the previous Grads scattered into), sorted, without
+	// duplicates.
 	touched []int32
 }
 
@@ -141,8 +198,15 @@ func NewTextMLP(cfg TextConfig, seed uint64) (*TextMLP, error) {
 	h, p := cfg.Hidden, cfg.ProjDim
 	uniform(add("mlp.0.weight", true, cfg.EmbDim, h), cfg.EmbDim)
 	uniform(add("mlp.0.bias", true, h), cfg.EmbDim)
-	uniform(add("mlp.3.weight", true, h, h), h)
-	uniform(add("mlp.3.bias", true, h), h)
+	w2, b2 := add("mlp.3.weight", true, h, h), add("mlp.3.bias", true, h)
+	uniform(w2, h)
+	uniform(b2, h)
+	if cfg.Residual {
+		// Drawn and then zeroed, so that the other parameters are the same
+		// with and without Residual.
+		fill(w2, func() float64 { return 0 })
+		fill(b2, func() float64 { return 0 })
+	}
 	uniform(add("proj.0.weight", true, h, p), h)
 	uniform(add("proj.0.bias", true, p), h)
 	uniform(add("proj.2.weight", true, p, p), p)
@@ -172,9 +236,13 @@ type TextBound struct {
 	g     *gorgonia.ExprGraph
 	nodes []*gorgonia.Node
 	n     int
-	masks [][]float64 // the dropout masks drawn by Encode, in call order
-	bags  []bagCall   // embedding bags of a trainable table, for Grads
-	mode  bagMode
+	masks [][]float64 // the hidden-layer dropout masks drawn by Encode, in call order
+	// inputMasks are the bag dropout masks and viewBatches the token lists
+	// each view was bagged from (after word dropout), in view order.
+	inputMasks  [][]float64
+	viewBatches [][][]int32
+	bags        []bagCall // embedding bags of a trainable table, for Grads
+	mode        bagMode
 }
 
 // bagCall is one embedding bag of a trainable table: its input node (the
@@ -299,11 +367,13 @@ func (b *TextBound) Encode(batch [][]int32, train bool, rng *rand.Rand) (*gorgon
 	return v[0], nil
 }
 
-// EncodeViews is views calls of Encode on the same batch that share one
-// embedding bag node: the views differ only by their dropout masks (drawn
-// in view order from rng, as successive Encode calls would), and the
-// embedding table's gradient is computed once for all views instead of once
-// per view.
+// EncodeViews is views calls of Encode on the same batch. Without word
+// dropout the views share one embedding bag node and differ only by their
+// dropout masks, so the embedding table's gradient is computed once for all
+// views instead of once per view. In training mode each view draws from
+// rng, in this order: its word-dropout choices (TextConfig.WordDropout),
+// its bag dropout mask (InputDropout), its hidden dropout mask (Dropout);
+// with only Dropout set this is the sequence of successive Encode calls.
 func (b *TextBound) EncodeViews(batch [][]int32, views int, train bool, rng *rand.Rand) ([]*gorgonia.Node, error) {
 	cfg := b.m.cfg
 	if views < 1 {
@@ -312,39 +382,37 @@ func (b *TextBound) EncodeViews(batch [][]int32, views int, train bool, rng *ran
 	if err := b.m.checkBatch(batch); err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
 	}
-	if train && cfg.Dropout > 0 && rng == nil {
+	if train && (cfg.Dropout > 0 || cfg.WordDropout > 0 || cfg.InputDropout > 0) && rng == nil {
 		return nil, fmt.Errorf("encode: training-mode dropout needs an rng")
 	}
 	n, d, h := len(batch), cfg.EmbDim, cfg.Hidden
-	var x *gorgonia.Node
-	switch {
-	case cfg.TrainEmbeddings && b.mode == bagScatter:
-		x = b.constant("bag", n, d, b.m.bagMean(batch))
-		b.bags = append(b.bags, bagCall{x: x, batch: batch})
-	case cfg.TrainEmbeddings:
-		csr, inv, err := bag(batch, cfg.VocabSize)
-		if err != nil {
-			return nil, fmt.Errorf("encode: %w", err)
-		}
-		sum, err := ops.SpMM(csr, b.node(tEmb))
-		if err != nil {
-			return nil, fmt.Errorf("encode: embedding bag: %w", err)
-		}
-		scale := make([]float64, n*d)
-		for i, v := range inv {
-			for j := range d {
-				scale[i*d+j] = v
-			}
-		}
-		if x, err = gorgonia.HadamardProd(sum, b.constant("inv_len", n, d, scale)); err != nil {
-			return nil, fmt.Errorf("encode: embedding bag mean: %w", err)
-		}
-	default:
-		// A frozen table: the mean is an input computed here.
-		x = b.constant("bag", n, d, b.m.bagMean(batch))
-	}
+	perView := train && cfg.WordDropout > 0
+	var shared *gorgonia.Node
 	out := make([]*gorgonia.Node, views)
 	for v := range out {
+		vb := batch
+		if perView {
+			vb = DropWords(rng, batch, cfg.WordDropout)
+		}
+		b.viewBatches = append(b.viewBatches, vb)
+		x := shared
+		if x == nil {
+			var err error
+			if x, err = b.bagNode(vb, v); err != nil {
+				return nil, err
+			}
+			if !perView {
+				shared = x
+			}
+		}
+		if train && cfg.InputDropout > 0 {
+			mask := DropoutMask(rng, n*d, cfg.InputDropout)
+			b.inputMasks = append(b.inputMasks, mask)
+			var err error
+			if x, err = gorgonia.HadamardProd(x, b.constant(fmt.Sprintf("input_dropout.%d", v), n, d, mask)); err != nil {
+				return nil, fmt.Errorf("encode: bag dropout: %w", err)
+			}
+		}
 		hid, err := ops.Linear(x, b.node(tW1), b.node(tB1), ops.LinearOpts{ReLU: true, NoInputGrad: !cfg.TrainEmbeddings})
 		if err != nil {
 			return nil, fmt.Errorf("encode: mlp.0: %w", err)
@@ -359,14 +427,105 @@ func (b *TextBound) EncodeViews(batch [][]int32, views int, train bool, rng *ran
 		if out[v], err = ops.Linear(hid, b.node(tW2), b.node(tB2), ops.LinearOpts{}); err != nil {
 			return nil, fmt.Errorf("encode: mlp.3: %w", err)
 		}
+		if cfg.Residual {
+			if out[v], err = gorgonia.Add(x, out[v]); err != nil {
+				return nil, fmt.Errorf("encode: residual: %w", err)
+			}
+		}
 	}
 	b.n++
 	return out, nil
 }
 
-// Masks returns the dropout masks drawn so far, one per training-mode
-// Encode call (for tests and diagnostics).
+// bagNode returns the embedding-bag node of batch (view v of the current
+// Encode call).
+func (b *TextBound) bagNode(batch [][]int32, v int) (*gorgonia.Node, error) {
+	cfg := b.m.cfg
+	n, d := len(batch), cfg.EmbDim
+	name := fmt.Sprintf("bag.%d", v)
+	switch {
+	case cfg.TrainEmbeddings && b.mode == bagScatter:
+		x := b.constant(name, n, d, b.m.bagMean(batch))
+		b.bags = append(b.bags, bagCall{x: x, batch: batch})
+		return x, nil
+	case cfg.TrainEmbeddings:
+		if cfg.WordWeights != nil || len(cfg.Remove) > 0 {
+			return nil, fmt.Errorf("encode: the SpMM embedding bag supports neither word weights nor removed directions")
+		}
+		csr, inv, err := bag(batch, cfg.VocabSize)
+		if err != nil {
+			return nil, fmt.Errorf("encode: %w", err)
+		}
+		sum, err := ops.SpMM(csr, b.node(tEmb))
+		if err != nil {
+			return nil, fmt.Errorf("encode: embedding bag: %w", err)
+		}
+		scale := make([]float64, n*d)
+		for i, s := range inv {
+			for j := range d {
+				scale[i*d+j] = s
+			}
+		}
+		x, err := gorgonia.HadamardProd(sum, b.constant("inv_len."+name, n, d, scale))
+		if err != nil {
+			return nil, fmt.Errorf("encode: embedding bag mean: %w", err)
+		}
+		return x, nil
+	default:
+		// A frozen table: the mean is an input computed here.
+		return b.constant(name, n, d, b.m.bagMean(batch)), nil
+	}
+}
+
+// DropWords returns a copy of batch in which every known token (not UnkID)
+// of every sentence is dropped with probability p, one rng.Float64 per
+// known token in order; unknown tokens are dropped too (the bag ignores
+// them). A sentence that would lose all its known tokens keeps one, chosen
+// with one more draw (rng.IntN), so that no view of a non-empty sentence is
+// empty. Sentences without known tokens come out empty.
+func DropWords(rng *rand.Rand, batch [][]int32, p float64) [][]int32 {
+	out := make([][]int32, len(batch))
+	for i, s := range batch {
+		kept := make([]int32, 0, len(s))
+		known := 0
+		for _, id := range s {
+			if id == UnkID {
+				continue
+			}
+			known++
+			if rng.Float64() >= p {
+				kept = append(kept, id)
+			}
+		}
+		if len(kept) == 0 && known > 0 {
+			k := rng.IntN(known)
+			for _, id := range s {
+				if id == UnkID {
+					continue
+				}
+				if k == 0 {
+					kept = append(kept, id)
+					break
+				}
+				k--
+			}
+		}
+		out[i] = kept
+	}
+	return out
+}
+
+// Masks returns the hidden-layer dropout masks drawn so far, one per
+// training-mode view (for tests and diagnostics).
 func (b *TextBound) Masks() [][]float64 { return b.masks }
+
+// InputMasks returns the bag dropout masks drawn so far, one per
+// training-mode view when TextConfig.InputDropout > 0.
+func (b *TextBound) InputMasks() [][]float64 { return b.inputMasks }
+
+// ViewBatches returns the token lists every view was bagged from, in view
+// order (the batch itself unless word dropout changed it).
+func (b *TextBound) ViewBatches() [][][]int32 { return b.viewBatches }
 
 // Project adds the projection head applied to emb (n × Hidden) and returns
 // n × ProjDim.
@@ -425,30 +584,94 @@ func (b *TextBound) bagGrads() ([][]float64, error) {
 	return out, nil
 }
 
-// scatterBag adds to the table gradient dst (VocabSize×d) the gradient of
-// one embedding bag: row w gets Σ over sentences s and occurrences of w in s
-// of dx_s / (known tokens of s). It appends the rows it touched to touched.
-func scatterBag[T float32 | float64](dst []T, d int, batch [][]int32, dx []float64, touched []int32) []int32 {
-	for i, s := range batch {
-		cnt := 0
-		for _, id := range s {
-			if id != UnkID {
-				cnt++
-			}
+// bagWeight returns the bag weight of a known token id.
+func (m *TextMLP) bagWeight(id int32) float64 {
+	if m.cfg.WordWeights == nil {
+		return 1
+	}
+	return float64(m.cfg.WordWeights[id])
+}
+
+// bagTotal returns Σ w(t) over the known tokens t of s.
+func (m *TextMLP) bagTotal(s []int32) float64 {
+	var tot float64
+	for _, id := range s {
+		if id != UnkID {
+			tot += m.bagWeight(id)
 		}
-		if cnt == 0 {
+	}
+	return tot
+}
+
+// removeDirs projects the directions of TextConfig.Remove out of x (length
+// EmbDim) in place. The directions are orthonormal, so removing them one
+// after the other equals removing their span.
+func (m *TextMLP) removeDirs(x []float64) {
+	d := m.cfg.EmbDim
+	for c := 0; c+d <= len(m.cfg.Remove); c += d {
+		u := m.cfg.Remove[c : c+d]
+		var dot float64
+		for j, v := range x {
+			dot += v * float64(u[j])
+		}
+		for j := range x {
+			x[j] -= dot * float64(u[j])
+		}
+	}
+}
+
+// bagInto writes into dst (length EmbDim, float64) the embedding bag of s
+// read from table (VocabSize×EmbDim).
+func bagInto[T float32 | float64](m *TextMLP, dst []float64, table []T, s []int32) {
+	d := m.cfg.EmbDim
+	clear(dst)
+	tot := m.bagTotal(s)
+	if tot == 0 {
+		return
+	}
+	for _, id := range s {
+		if id == UnkID {
 			continue
 		}
-		inv := 1 / float64(cnt)
-		g := dx[i*d : (i+1)*d]
+		w := m.bagWeight(id) / tot
+		if w == 0 {
+			continue
+		}
+		row := table[int(id)*d : (int(id)+1)*d]
+		for j, v := range row {
+			dst[j] += w * float64(v)
+		}
+	}
+	m.removeDirs(dst)
+}
+
+// scatterBag adds to the table gradient dst (VocabSize×d) the gradient of
+// one embedding bag: with P the projection that removes the Remove
+// directions and g_s = P·dx_s, row w gets Σ over sentences s and
+// occurrences of w in s of g_s · w(w) / Σ_{t∈s} w(t). It appends the rows it
+// touched to touched.
+func scatterBag[T float32 | float64](m *TextMLP, dst []T, batch [][]int32, dx []float64, touched []int32) []int32 {
+	d := m.cfg.EmbDim
+	g := make([]float64, d)
+	for i, s := range batch {
+		tot := m.bagTotal(s)
+		if tot == 0 {
+			continue
+		}
+		copy(g, dx[i*d:(i+1)*d])
+		m.removeDirs(g)
 		for _, id := range s {
 			if id == UnkID {
+				continue
+			}
+			w := m.bagWeight(id) / tot
+			if w == 0 {
 				continue
 			}
 			touched = append(touched, id)
 			row := dst[int(id)*d : (int(id)+1)*d]
 			for j, v := range g {
-				row[j] += T(v * inv)
+				row[j] += T(v * w)
 			}
 		}
 	}
@@ -476,10 +699,20 @@ func (b *TextBound) scatterTableGrad() ([]float32, error) {
 	}
 	m.touched = m.touched[:0]
 	for k, c := range b.bags {
-		m.touched = scatterBag(g, d, c.batch, dxs[k], m.touched)
+		m.touched = scatterBag(m, g, c.batch, dxs[k], m.touched)
 	}
+	slices.Sort(m.touched)
+	m.touched = slices.Compact(m.touched)
 	return g, nil
 }
+
+// TableRows returns the rows of the embedding table in which the table
+// gradient of the last Grads call may be nonzero (every other row is
+// exactly zero), sorted and without duplicates: the rows a sparse optimiser
+// (RowAdam with Lazy) updates. The slice belongs to the model and changes
+// with the next Grads call. It is nil before the first Grads of a
+// trainable table.
+func (m *TextMLP) TableRows() []int32 { return m.touched }
 
 // Grads returns, after the machine ran, one gradient per trainable
 // parameter in Params order (copied, float32); nil for a parameter the
@@ -522,29 +755,17 @@ func (b *TextBound) Grads() ([][]float32, error) {
 	return out, nil
 }
 
-// bagMean returns the embedding-bag means of batch (len(batch) × EmbDim, as
+// bagMean returns the embedding bags of batch (len(batch) × EmbDim, as
 // float64) from the current table.
 func (m *TextMLP) bagMean(batch [][]int32) []float64 {
 	d := m.cfg.EmbDim
 	out := make([]float64, len(batch)*d)
 	t := m.params[tEmb].Value
 	for i, s := range batch {
-		dst := out[i*d : (i+1)*d]
-		n := 0
-		for _, id := range s {
-			if id == UnkID {
-				continue
-			}
-			n++
-			base := int(id) * d
-			for j := range dst {
-				dst[j] += at(t, base+j)
-			}
-		}
-		if n > 0 {
-			for j := range dst {
-				dst[j] /= float64(n)
-			}
+		if m.cfg.Float64 {
+			bagInto(m, out[i*d:(i+1)*d], t.Float64s(), s)
+		} else {
+			bagInto(m, out[i*d:(i+1)*d], t.Float32s(), s)
 		}
 	}
 	return out
@@ -561,6 +782,32 @@ func (m *TextMLP) Embed(batch [][]int32) ([]float32, error) {
 // ProjDim.
 func (m *TextMLP) EmbedProjected(batch [][]int32) ([]float32, error) {
 	return m.embed(batch, true)
+}
+
+// EmbedBag returns the embedding bags of batch, the MLP's input in
+// evaluation mode (weighted, with the Remove directions projected out):
+// len(batch) × EmbDim row-major.
+func (m *TextMLP) EmbedBag(batch [][]int32) ([]float32, error) {
+	if m.cfg.Float64 {
+		return nil, fmt.Errorf("embed bag: the model must be float32 (TextConfig.Float64 false)")
+	}
+	if len(batch) == 0 {
+		return []float32{}, nil
+	}
+	if err := m.checkBatch(batch); err != nil {
+		return nil, fmt.Errorf("embed bag: %w", err)
+	}
+	d := m.cfg.EmbDim
+	out := make([]float32, len(batch)*d)
+	acc := make([]float64, d)
+	table := m.params[tEmb].Value.Float32s()
+	for i, s := range batch {
+		bagInto(m, acc, table, s)
+		for j, v := range acc {
+			out[i*d+j] = float32(v)
+		}
+	}
+	return out, nil
 }
 
 // textEmbedChunk is the number of sentences one worker embeds at a time.
@@ -598,39 +845,32 @@ func (m *TextMLP) embed(batch [][]int32, project bool) ([]float32, error) {
 		go func() {
 			defer wg.Done()
 			var x, t, e, q []float32
+			acc := make([]float64, d)
 			for c := range next {
 				lo, hi := c*textEmbedChunk, min((c+1)*textEmbedChunk, len(batch))
 				n := hi - lo
 				x = grow(x, n*d)
-				clear(x)
 				for i, s := range batch[lo:hi] {
-					dst := x[i*d : (i+1)*d]
-					k := 0
-					for _, id := range s {
-						if id == UnkID {
-							continue
-						}
-						k++
-						src := table[int(id)*d : int(id)*d+d]
-						for j := range dst {
-							dst[j] += src[j]
-						}
-					}
-					if k > 0 {
-						inv := 1 / float32(k)
-						for j := range dst {
-							dst[j] *= inv
-						}
+					bagInto(m, acc, table, s)
+					for j, v := range acc {
+						x[i*d+j] = float32(v)
 					}
 				}
 				t = grow(t, n*h)
 				linear(x, n, d, f(tW1), f(tB1), h, t, true)
+				e = grow(e, n*h)
 				if !project {
-					linear(t, n, h, f(tW2), f(tB2), h, out[lo*h:hi*h], false)
+					e = out[lo*h : hi*h]
+				}
+				linear(t, n, h, f(tW2), f(tB2), h, e, false)
+				if cfg.Residual {
+					for i, v := range x[:n*d] {
+						e[i] += v
+					}
+				}
+				if !project {
 					continue
 				}
-				e = grow(e, n*h)
-				linear(t, n, h, f(tW2), f(tB2), h, e, false)
 				q = grow(q, n*p)
 				linear(e, n, h, f(tPW1), f(tPB1), p, q, true)
 				linear(q, n, p, f(tPW2), f(tPB2), p, out[lo*p:hi*p], false)

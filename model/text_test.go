@@ -15,14 +15,69 @@ import (
 type textRef struct {
 	v, d, h, p int
 	w          [][]float64 // parameters in Params order
+	weights    []float64   // per word id; nil = 1
+	remove     [][]float64 // directions projected out of the bag
+	residual   bool
 }
 
 func newTextRef(m *TextMLP) *textRef {
-	r := &textRef{v: m.cfg.VocabSize, d: m.cfg.EmbDim, h: m.cfg.Hidden, p: m.cfg.ProjDim}
+	r := &textRef{v: m.cfg.VocabSize, d: m.cfg.EmbDim, h: m.cfg.Hidden, p: m.cfg.ProjDim, residual: m.cfg.Residual}
 	for _, p := range m.params {
 		r.w = append(r.w, floats64(p.Value))
 	}
+	for _, w := range m.cfg.WordWeights {
+		r.weights = append(r.weights, float64(w))
+	}
+	for c := 0; c < len(m.cfg.Remove); c += r.d {
+		r.remove = append(r.remove, f64s(m.cfg.Remove[c:c+r.d]))
+	}
 	return r
+}
+
+// bag is the weighted mean of the known tokens' rows, minus its components
+// along the removed directions (computed together from the original bag,
+// which equals one after the other for orthonormal directions).
+func (r *textRef) bag(batch [][]int32) []float64 {
+	x := make([]float64, len(batch)*r.d)
+	for i, s := range batch {
+		row := x[i*r.d : (i+1)*r.d]
+		tot := 0.0
+		for _, id := range s {
+			if id != 0 {
+				tot += r.weight(id)
+			}
+		}
+		if tot == 0 {
+			continue
+		}
+		for _, id := range s {
+			if id == 0 {
+				continue
+			}
+			for j := range row {
+				row[j] += r.weight(id) / tot * r.w[tEmb][int(id)*r.d+j]
+			}
+		}
+		dots := make([]float64, len(r.remove))
+		for c, u := range r.remove {
+			for j := range row {
+				dots[c] += row[j] * u[j]
+			}
+		}
+		for c, u := range r.remove {
+			for j := range row {
+				row[j] -= dots[c] * u[j]
+			}
+		}
+	}
+	return x
+}
+
+func (r *textRef) weight(id int32) float64 {
+	if r.weights == nil {
+		return 1
+	}
+	return r.weights[id]
 }
 
 func textRefLinear(x []float64, n, in int, w, b []float64, out int, relu bool) []float64 {
@@ -44,22 +99,15 @@ func textRefLinear(x []float64, n, in int, w, b []float64, out int, relu bool) [
 
 // forward returns the embeddings and projections; mask nil = eval mode.
 func (r *textRef) forward(batch [][]int32, mask []float64) (emb, proj []float64) {
+	return r.forwardIn(batch, nil, mask)
+}
+
+// forwardIn is forward with a bag dropout mask inMask (nil: none).
+func (r *textRef) forwardIn(batch [][]int32, inMask, mask []float64) (emb, proj []float64) {
 	n := len(batch)
-	x := make([]float64, n*r.d)
-	for i, s := range batch {
-		cnt := 0
-		for _, id := range s {
-			if id == 0 {
-				continue
-			}
-			cnt++
-			for j := 0; j < r.d; j++ {
-				x[i*r.d+j] += r.w[tEmb][int(id)*r.d+j]
-			}
-		}
-		for j := 0; j < r.d && cnt > 0; j++ {
-			x[i*r.d+j] /= float64(cnt)
-		}
+	x := r.bag(batch)
+	for i := range inMask {
+		x[i] *= inMask[i]
 	}
 	hid := textRefLinear(x, n, r.d, r.w[tW1], r.w[tB1], r.h, true)
 	if mask != nil {
@@ -68,6 +116,11 @@ func (r *textRef) forward(batch [][]int32, mask []float64) (emb, proj []float64)
 		}
 	}
 	emb = textRefLinear(hid, n, r.h, r.w[tW2], r.w[tB2], r.h, false)
+	if r.residual {
+		for i := range emb {
+			emb[i] += x[i]
+		}
+	}
 	q := textRefLinear(emb, n, r.h, r.w[tPW1], r.w[tPB1], r.p, true)
 	proj = textRefLinear(q, n, r.p, r.w[tPW2], r.w[tPB2], r.p, false)
 	return emb, proj
@@ -83,16 +136,42 @@ var textBatch = [][]int32{
 
 func smallText(t *testing.T, train, f64 bool, seed uint64) *TextMLP {
 	t.Helper()
+	return smallTextWith(t, TextConfig{TrainEmbeddings: train, Float64: f64}, seed)
+}
+
+// smallTextWith builds the small test model (vocabulary 7, EmbDim 4,
+// Hidden 5, ProjDim 3, Dropout 0.3, seeded random vectors) with the other
+// options of extra.
+func smallTextWith(t *testing.T, extra TextConfig, seed uint64) *TextMLP {
+	t.Helper()
 	vec := make([]float32, 7*4)
 	r := rand.New(rand.NewPCG(seed, 1))
 	for i := range vec {
 		vec[i] = float32(r.NormFloat64())
 	}
-	m, err := NewTextMLP(TextConfig{VocabSize: 7, EmbDim: 4, Vectors: vec, Hidden: 5, ProjDim: 3, Dropout: 0.3, TrainEmbeddings: train, Float64: f64}, seed)
+	cfg := extra
+	cfg.VocabSize, cfg.EmbDim, cfg.Vectors, cfg.Hidden, cfg.ProjDim, cfg.Dropout = 7, 4, vec, 5, 3, 0.3
+	if cfg.Residual {
+		cfg.Hidden = 4
+	}
+	m, err := NewTextMLP(cfg, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// textExtras are SIF-like word weights (one zero weight, so that a
+// sentence of only that word has the zero bag), two orthonormal removed
+// directions, word dropout and bag dropout.
+func textExtras(train, f64 bool) TextConfig {
+	s := 1 / math.Sqrt(2)
+	return TextConfig{
+		TrainEmbeddings: train, Float64: f64,
+		WordWeights: []float32{1, 0.5, 2, 0.25, 1, 0, 3},
+		Remove:      []float32{float32(s), float32(s), 0, 0, 0, 0, 0.6, 0.8},
+		WordDropout: 0.4, InputDropout: 0.2,
+	}
 }
 
 func values64(t *testing.T, n *gorgonia.Node) []float64 {
@@ -159,19 +238,37 @@ func textLoss(t *testing.T, m *TextMLP, g *gorgonia.ExprGraph, seed uint64, r1, 
 
 func TestTextForwardAndGradient(t *testing.T) {
 	for _, tc := range []struct {
-		name          string
-		train, shared bool
-		mode          bagMode
+		name                            string
+		train, shared, extras, residual bool
+		mode                            bagMode
 	}{
-		{"trainable table, scatter", true, false, bagScatter},
-		{"trainable table, scatter, EncodeViews", true, true, bagScatter},
-		{"trainable table, SpMM", true, false, bagSpMM},
-		{"trainable table, SpMM, EncodeViews", true, true, bagSpMM},
-		{"frozen table", false, false, bagScatter},
-		{"frozen table, EncodeViews", false, true, bagScatter},
+		{"trainable table, scatter", true, false, false, false, bagScatter},
+		{"trainable table, scatter, EncodeViews", true, true, false, false, bagScatter},
+		{"trainable table, SpMM", true, false, false, false, bagSpMM},
+		{"trainable table, SpMM, EncodeViews", true, true, false, false, bagSpMM},
+		{"frozen table", false, false, false, false, bagScatter},
+		{"frozen table, EncodeViews", false, true, false, false, bagScatter},
+		{"weights, removal, word and bag dropout, trainable table", true, false, true, false, bagScatter},
+		{"weights, removal, word and bag dropout, trainable table, EncodeViews", true, true, true, false, bagScatter},
+		{"weights, removal, word and bag dropout, frozen table, EncodeViews", false, true, true, false, bagScatter},
+		{"residual, trainable table, SpMM", true, false, false, true, bagSpMM},
+		{"residual, weights, removal, word and bag dropout, trainable table, EncodeViews", true, true, true, true, bagScatter},
+		{"residual, weights, removal, word and bag dropout, frozen table", false, false, true, true, bagScatter},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := smallText(t, tc.train, true, 5)
+			extra := TextConfig{TrainEmbeddings: tc.train, Float64: true}
+			if tc.extras {
+				extra = textExtras(tc.train, true)
+			}
+			extra.Residual = tc.residual
+			m := smallTextWith(t, extra, 5)
+			if tc.residual {
+				// mlp.3 starts at zero; give it values so that the gradients
+				// of the layers below it are not trivially zero.
+				wr := rand.New(rand.NewPCG(6, 6))
+				fill(m.params[tW2].Value, func() float64 { return wr.NormFloat64() })
+				fill(m.params[tB2].Value, func() float64 { return wr.NormFloat64() })
+			}
 			n, p := len(textBatch), m.cfg.ProjDim
 			rr := rand.New(rand.NewPCG(9, 9))
 			r1, r2 := make([]float64, n*p), make([]float64, n*p)
@@ -188,17 +285,32 @@ func TestTextForwardAndGradient(t *testing.T) {
 			if err := vm.RunAll(); err != nil {
 				t.Fatal(err)
 			}
-			// The masks are the ones DropoutMask draws from the same seed.
+			// The masks and dropped words are the ones DropWords and
+			// DropoutMask draw from the same seed, in the documented order:
+			// per view, word dropout, bag mask, hidden mask.
 			mrng := rand.New(rand.NewPCG(3, 2))
-			masks := [][]float64{DropoutMask(mrng, n*m.cfg.Hidden, 0.3), DropoutMask(mrng, n*m.cfg.Hidden, 0.3)}
+			var masks, inMasks [][]float64
+			var views [][][]int32
+			for range 2 {
+				vb, in := textBatch, []float64(nil)
+				if tc.extras {
+					vb = DropWords(mrng, textBatch, 0.4)
+					in = DropoutMask(mrng, n*m.cfg.EmbDim, 0.2)
+				}
+				views, inMasks = append(views, vb), append(inMasks, in)
+				masks = append(masks, DropoutMask(mrng, n*m.cfg.Hidden, 0.3))
+			}
 			if len(b.Masks()) != 2 {
 				t.Fatalf("%d masks recorded, want 2", len(b.Masks()))
+			}
+			if tc.extras && (len(b.InputMasks()) != 2 || len(b.ViewBatches()) != 2) {
+				t.Fatalf("%d bag masks and %d view batches recorded, want 2 each", len(b.InputMasks()), len(b.ViewBatches()))
 			}
 			ref := newTextRef(m)
 			lossOf := func(ref *textRef) float64 {
 				s := 0.0
 				for v, rv := range [][]float64{r1, r2} {
-					_, pr := ref.forward(textBatch, masks[v])
+					_, pr := ref.forwardIn(views[v], inMasks[v], masks[v])
 					for i := range pr {
 						s += pr[i] * rv[i]
 					}
@@ -211,7 +323,17 @@ func TestTextForwardAndGradient(t *testing.T) {
 						t.Fatalf("view %d mask[%d] = %v, reference %v", v, i, x, masks[v][i])
 					}
 				}
-				we, wp := ref.forward(textBatch, masks[v])
+				if tc.extras {
+					for i, x := range b.InputMasks()[v] {
+						if x != inMasks[v][i] {
+							t.Fatalf("view %d bag mask[%d] = %v, reference %v", v, i, x, inMasks[v][i])
+						}
+					}
+					if fmt.Sprint(b.ViewBatches()[v]) != fmt.Sprint(views[v]) {
+						t.Fatalf("view %d bagged %v, reference %v", v, b.ViewBatches()[v], views[v])
+					}
+				}
+				we, wp := ref.forwardIn(views[v], inMasks[v], masks[v])
 				closeAll(t, "embedding", values64(t, emb[v]), we, 1e-12)
 				closeAll(t, "projection", values64(t, proj[v]), wp, 1e-12)
 			}
@@ -235,7 +357,7 @@ func TestTextForwardAndGradient(t *testing.T) {
 					}
 					g64 = make([]float64, len(gr))
 					for k, c := range b.bags {
-						scatterBag(g64, m.cfg.EmbDim, c.batch, dxs[k], nil)
+						scatterBag(m, g64, c.batch, dxs[k], nil)
 					}
 				} else {
 					gv, err := b.nodes[pi].Grad()
@@ -266,11 +388,25 @@ func TestTextForwardAndGradient(t *testing.T) {
 					}
 				}
 				if pi == tEmb {
-					// Rows of tokens the batch never uses get no gradient.
+					// Rows of tokens no view uses (or of zero weight) get no
+					// gradient, and TableRows lists exactly the used ones.
 					used := map[int32]bool{}
-					for _, s := range textBatch {
-						for _, id := range s {
-							used[id] = true
+					for _, vb := range views {
+						for _, s := range vb {
+							for _, id := range s {
+								used[id] = ref.weight(id) > 0
+							}
+						}
+					}
+					if tc.mode == bagScatter {
+						var want []int32
+						for id := int32(1); id < 7; id++ {
+							if used[id] {
+								want = append(want, id)
+							}
+						}
+						if fmt.Sprint(m.TableRows()) != fmt.Sprint(want) {
+							t.Errorf("TableRows %v, want %v", m.TableRows(), want)
 						}
 					}
 					for id := int32(0); id < 7; id++ {
@@ -354,8 +490,14 @@ func TestTextDropoutMasks(t *testing.T) {
 }
 
 func TestTextEvalModeAndEmbed(t *testing.T) {
-	for _, train := range []bool{true, false} {
-		m := smallText(t, train, false, 11)
+	residual := textExtras(true, false)
+	residual.Residual = true
+	for _, cfg := range []TextConfig{{TrainEmbeddings: true}, {}, textExtras(false, false), residual} {
+		m := smallTextWith(t, cfg, 11)
+		if cfg.Residual {
+			wr := rand.New(rand.NewPCG(6, 6))
+			fill(m.params[tW2].Value, func() float64 { return wr.NormFloat64() })
+		}
 		g := gorgonia.NewGraph()
 		b := m.Bind(g)
 		e, err := b.Encode(textBatch, false, nil)
@@ -391,6 +533,27 @@ func TestTextEvalModeAndEmbed(t *testing.T) {
 		if len(ge) != len(textBatch)*m.EmbedDim() || len(gp) != len(textBatch)*m.ProjDim() {
 			t.Fatalf("Embed sizes %d, %d", len(ge), len(gp))
 		}
+	}
+}
+
+// TestTextResidualStartsAtTheBag checks that an untrained residual encoder
+// is its bag: Embed equals EmbedBag, with weights and removed directions.
+func TestTextResidualStartsAtTheBag(t *testing.T) {
+	cfg := textExtras(true, false)
+	cfg.Residual = true
+	m := smallTextWith(t, cfg, 3)
+	e, err := m.Embed(textBatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bag, err := m.EmbedBag(textBatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeAll(t, "untrained residual Embed vs EmbedBag", f64s(e), f64s(bag), 1e-6)
+	closeAll(t, "EmbedBag vs reference", f64s(bag), newTextRef(m).bag(textBatch), 1e-6)
+	if _, err := NewTextMLP(TextConfig{VocabSize: 3, EmbDim: 2, Hidden: 3, Residual: true}, 0); err == nil {
+		t.Error("Residual with Hidden != EmbDim: no error")
 	}
 }
 
@@ -499,7 +662,7 @@ func TestTextGradBufferReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := make([]float64, len(second))
-	scatterBag(want, 4, b.bags[0].batch, dxs[0], nil)
+	scatterBag(m, want, b.bags[0].batch, dxs[0], nil)
 	for k := range second {
 		if math.Abs(float64(second[k])-want[k]) > 1e-6 {
 			t.Fatalf("second step table gradient[%d] = %v, want %v (stale rows of the first step?)", k, second[k], want[k])

@@ -137,15 +137,27 @@ func CosineHistogram(batch []int, e Embeddings, bins int) []float64 {
 
 // NeighbourStatistics describe a graph's edges against embeddings and labels.
 type NeighbourStatistics struct {
-	Edges          int     // N·K
+	Edges int // N·K
+	// SampledEdges is the number of edges MeanCosine and LabelAgreement
+	// were computed on: all of them up to MaxStatEdges, else those of
+	// evenly spaced nodes.
+	SampledEdges   int
 	MeanCosine     float64 // mean cosine similarity between a node and its out-neighbours
 	LabelAgreement float64 // share of edges joining equal labels (NaN without labels)
 	ZeroInDegree   float64 // share of nodes no edge points at (unreachable by walks except as starts)
 	MaxInDegree    int     // largest number of edges pointing at one node
 }
 
+// MaxStatEdges bounds the edges NeighbourStats scores, so that the
+// diagnostic stays cheap on large graphs (139k nodes × K = 500 would be
+// 7·10⁷ cosines).
+const MaxStatEdges = 1 << 18
+
 // NeighbourStats computes NeighbourStatistics of g for embeddings e (one row
-// per node) and labels (nil to skip label agreement).
+// per node) and labels (nil to skip label agreement). The in-degree
+// statistics are exact; the cosine and label statistics use every edge when
+// N·K ≤ MaxStatEdges, else the edges of ⌊MaxStatEdges/K⌋ evenly spaced
+// nodes (a deterministic sample).
 func NeighbourStats(g *Graph, e Embeddings, labels []int) (NeighbourStatistics, error) {
 	var st NeighbourStatistics
 	if g == nil || e.N != g.N || len(e.Data) != e.N*e.D {
@@ -154,30 +166,43 @@ func NeighbourStats(g *Graph, e Embeddings, labels []int) (NeighbourStatistics, 
 	if labels != nil && len(labels) != g.N {
 		return st, fmt.Errorf("sampler: neighbour stats: %d labels for %d nodes", len(labels), g.N)
 	}
-	all := make([]int, g.N)
-	for i := range all {
-		all[i] = i
+	nodes := g.N
+	if g.K > 0 && g.N*g.K > MaxStatEdges {
+		nodes = max(1, MaxStatEdges/g.K)
 	}
-	rows := unitRows(all, e)
+	// invNorm[v] is 1/‖e_v‖ (0 for a zero row), for every node an edge may reach.
+	invNorm := make([]float64, g.N)
+	for v := range invNorm {
+		var s float64
+		for _, x := range e.Row(v) {
+			s += float64(x) * float64(x)
+		}
+		if s > 0 {
+			invNorm[v] = 1 / math.Sqrt(s)
+		}
+	}
 	var cos, agree float64
-	for i := 0; i < g.N; i++ {
+	for j := 0; j < nodes; j++ {
+		i := j * g.N / nodes
+		ri := e.Row(i)
 		for _, v := range g.Neighbours(i) {
 			var s float64
-			for k, x := range rows[i] {
-				s += x * rows[v][k]
+			for k, x := range e.Row(int(v)) {
+				s += float64(x) * float64(ri[k])
 			}
-			cos += s
+			cos += s * invNorm[i] * invNorm[v]
 			if labels != nil && labels[i] == labels[v] {
 				agree++
 			}
+			st.SampledEdges++
 		}
 	}
 	st.Edges = g.N * g.K
 	st.LabelAgreement = math.NaN()
-	if st.Edges > 0 {
-		st.MeanCosine = cos / float64(st.Edges)
+	if st.SampledEdges > 0 {
+		st.MeanCosine = cos / float64(st.SampledEdges)
 		if labels != nil {
-			st.LabelAgreement = agree / float64(st.Edges)
+			st.LabelAgreement = agree / float64(st.SampledEdges)
 		}
 	}
 	zero := 0

@@ -135,3 +135,54 @@ func TestNeighbourStatsMatchesLoop(t *testing.T) {
 		t.Error("mismatched embeddings accepted")
 	}
 }
+
+// TestNeighbourStatsSamplesLargeGraphs checks that above MaxStatEdges the
+// cosine and label statistics come from evenly spaced nodes and stay close
+// to the all-edge values, while the in-degree statistics stay exact.
+func TestNeighbourStatsSamplesLargeGraphs(t *testing.T) {
+	const n, k = 3000, 100 // 300,000 edges > MaxStatEdges
+	e := randomEmbeddings(n, 8, 4)
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = i % 5
+	}
+	g, err := BuildKNNGraph(e, k, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := NeighbourStats(g, e, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := MaxStatEdges / k
+	if st.Edges != n*k || st.SampledEdges != nodes*k {
+		t.Fatalf("Edges %d SampledEdges %d, want %d and %d", st.Edges, st.SampledEdges, n*k, nodes*k)
+	}
+	var cosAll, cosSample float64
+	var agreeAll float64
+	sampled := map[int]bool{}
+	for j := 0; j < nodes; j++ {
+		sampled[j*n/nodes] = true
+	}
+	for i := 0; i < n; i++ {
+		for _, v := range g.Neighbours(i) {
+			_, c, _ := pairLoop([]int{i, int(v)}, labels, e)
+			cosAll += c
+			if labels[i] == labels[v] {
+				agreeAll++
+			}
+			if sampled[i] {
+				cosSample += c
+			}
+		}
+	}
+	if d := math.Abs(st.MeanCosine - cosSample/float64(nodes*k)); d > 1e-9 {
+		t.Errorf("sampled mean cosine %v, loop over the same nodes %v", st.MeanCosine, cosSample/float64(nodes*k))
+	}
+	if d := math.Abs(st.MeanCosine - cosAll/float64(n*k)); d > 0.01 {
+		t.Errorf("sampled mean cosine %v far from the all-edge %v", st.MeanCosine, cosAll/float64(n*k))
+	}
+	if d := math.Abs(st.LabelAgreement - agreeAll/float64(n*k)); d > 0.01 {
+		t.Errorf("sampled label agreement %v far from the all-edge %v", st.LabelAgreement, agreeAll/float64(n*k))
+	}
+}

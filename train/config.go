@@ -32,7 +32,9 @@ type Config struct {
 	Samplers []SamplerConfig `yaml:"samplers,omitempty"`
 	Train    TrainConfig     `yaml:"train"`
 	Eval     EvalConfig      `yaml:"eval"`
-	Seeds    []uint64        `yaml:"seeds"`
+	// Text holds the text modality's options (see TextOptions).
+	Text  TextOptions `yaml:"text,omitempty"`
+	Seeds []uint64    `yaml:"seeds"`
 	// ExportEmbeddings writes the frozen evaluation embeddings and labels of
 	// every run as NumPy .npy files under DIR/embeddings/.
 	ExportEmbeddings bool `yaml:"export_embeddings"`
@@ -421,6 +423,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	add(oneOf("modality", c.Modality, registered()...))
+	errs = append(errs, c.validateTextOptions()...)
 	if c.Modality == "text" {
 		errs = append(errs, c.validateText()...)
 	} else if c.Modality == "image" {

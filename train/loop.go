@@ -294,6 +294,18 @@ func (r *runner) train(ctx context.Context) error {
 			return fmt.Errorf("%s step %d: optimiser: %w", r.spec.ID(), r.step+1, err)
 		}
 		r.step++
+		if as, ok := r.mod.(AfterStepper); ok {
+			recs, err := as.AfterStep(r.step, total)
+			if err != nil {
+				return fmt.Errorf("%s after step %d: %w", r.spec.ID(), r.step, err)
+			}
+			for _, rec := range recs {
+				rec["run"] = r.spec.ID()
+				if err := r.metrics.write(rec); err != nil {
+					return err
+				}
+			}
+		}
 		epoch := (r.step-1)/bpe + 1
 		fn := math.NaN() // no labels: no false-negative ratio
 		if r.labels != nil {

@@ -35,6 +35,17 @@ type Modality interface {
 	Evaluate(emb sampler.Embeddings, seed uint64) (Score, error)
 }
 
+// AfterStepper is an optional interface of a Modality. The loop calls
+// AfterStep after every optimiser step (step = number of finished steps,
+// total = the run's number of steps) and writes the records it returns to
+// metrics.jsonl (with the run's id added). A modality uses it for work that
+// belongs between two steps: the text modality steps its own optimiser for
+// the embedding table there and scores STS-B dev every n steps to keep the
+// best parameters.
+type AfterStepper interface {
+	AfterStep(step, total int) ([]map[string]any, error)
+}
+
 // StepResult is what one training step returns.
 type StepResult struct {
 	Loss  float64

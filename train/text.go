@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	G "gorgonia.org/gorgonia"
@@ -34,8 +36,15 @@ type textDataset struct {
 	vectorsPath string
 	cached      bool
 	// baselines are the untrained STS baselines (Spearman × 100): the mean
-	// of the initial word vectors and TF-IDF cosine with the corpus's IDF.
+	// of the initial word vectors, TF-IDF cosine with the corpus's IDF (all
+	// tokens, and only the vocabulary's), and, with a weighting or removed
+	// directions, the bag of the initial vectors the encoder starts from.
 	baselines map[string]float64
+	// weights are the bag's word weights (nil: the mean) and remove the
+	// common directions projected out of every bag (text.weighting,
+	// text.remove_pc); the same for every run.
+	weights []float32
+	remove  []float32
 }
 
 // stsSet is an STS split with both sides tokenised.
@@ -140,6 +149,10 @@ func (textBuilder) Load(cfg *Config) (Dataset, error) {
 	for i, s := range sentences {
 		ds.tokens[i] = ds.vecs.Vocab.Encode(s)
 	}
+	bagModel, err := ds.bagWeighting(cfg.Text)
+	if err != nil {
+		return nil, err
+	}
 	for _, sp := range []struct {
 		file string
 		dst  *stsSet
@@ -167,8 +180,100 @@ func (textBuilder) Load(cfg *Config) (Dataset, error) {
 			sp.dst.s2 = append(sp.dst.s2, ds.vecs.Vocab.Encode(p.S2))
 			sp.dst.gold = append(sp.dst.gold, p.Score)
 		}
+		// TF-IDF restricted to the vocabulary: the information the encoder
+		// sees (TF-IDF above also matches out-of-vocabulary words: names,
+		// numbers).
+		if ds.baselines["tfidf_vocab_"+split], err = tfidfVocab(pairs, sentences, ds.vecs.Vocab); err != nil {
+			return nil, fmt.Errorf("baseline on %s: %w", sp.file, err)
+		}
+		if bagModel != nil {
+			if ds.baselines["bag_"+split], err = stsOf(bagModel.EmbedBag, *sp.dst, ds.vecs.Dim); err != nil {
+				return nil, fmt.Errorf("baseline on %s: %w", sp.file, err)
+			}
+		}
 	}
 	return ds, nil
+}
+
+// bagWeighting computes the word weights and the common directions of
+// text.weighting and text.remove_pc. With either set it returns a model
+// whose EmbedBag is the untrained bag (for the baseline).
+func (ds *textDataset) bagWeighting(o TextOptions) (*model.TextMLP, error) {
+	var err error
+	switch o.Weighting {
+	case "sif":
+		a := o.SIFA
+		if a == 0 {
+			a = wordvec.DefaultSIFA
+		}
+		ds.weights, err = wordvec.SIFWeights(ds.vecs.Vocab, a)
+	case "idf":
+		ds.weights, err = wordvec.IDFWeights(ds.tokens, ds.vecs.Vocab.Len())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("text.weighting: %w", err)
+	}
+	if ds.weights == nil && o.RemovePC == 0 {
+		return nil, nil
+	}
+	cfg := model.TextConfig{VocabSize: ds.vecs.Vocab.Len(), EmbDim: ds.vecs.Dim, Vectors: ds.vecs.Data, WordWeights: ds.weights, Hidden: 1, NoDropout: true}
+	m, err := model.NewTextMLP(cfg, 0)
+	if err != nil {
+		return nil, fmt.Errorf("text.weighting: %w", err)
+	}
+	if o.RemovePC == 0 {
+		return m, nil
+	}
+	bags, err := m.EmbedBag(ds.tokens)
+	if err != nil {
+		return nil, fmt.Errorf("text.remove_pc: %w", err)
+	}
+	if ds.remove, err = wordvec.CommonDirections(bags, len(ds.tokens), ds.vecs.Dim, o.RemovePC); err != nil {
+		return nil, fmt.Errorf("text.remove_pc: %w", err)
+	}
+	cfg.Remove = ds.remove
+	if m, err = model.NewTextMLP(cfg, 0); err != nil {
+		return nil, fmt.Errorf("text.remove_pc: %w", err)
+	}
+	return m, nil
+}
+
+// stsOf scores an STS split with the representation embed (d values per
+// sentence).
+func stsOf(embed func([][]int32) ([]float32, error), s stsSet, d int) (float64, error) {
+	e1, err := embed(s.s1)
+	if err != nil {
+		return 0, err
+	}
+	e2, err := embed(s.s2)
+	if err != nil {
+		return 0, err
+	}
+	return eval.STSScore(e1, e2, len(s.gold), d, s.gold)
+}
+
+// tfidfVocab is eval.BaselineTFIDF on the sentences rewritten to their
+// in-vocabulary tokens.
+func tfidfVocab(pairs []data.STSPair, corpus []string, vocab *data.Vocab) (float64, error) {
+	tok := vocab.Tokenizer()
+	keep := func(s string) string {
+		var kept []string
+		for _, w := range tok.Tokenize(s) {
+			if vocab.Has(w) && w != data.UnkToken {
+				kept = append(kept, w)
+			}
+		}
+		return strings.Join(kept, " ")
+	}
+	vp := make([]data.STSPair, len(pairs))
+	for i, p := range pairs {
+		vp[i] = data.STSPair{S1: keep(p.S1), S2: keep(p.S2), Score: p.Score}
+	}
+	vc := make([]string, len(corpus))
+	for i, s := range corpus {
+		vc[i] = keep(s)
+	}
+	return eval.BaselineTFIDF(vp, vc, tok)
 }
 
 func (textBuilder) New(cfg *Config, ds Dataset, seed uint64) (Modality, error) {
@@ -176,32 +281,78 @@ func (textBuilder) New(cfg *Config, ds Dataset, seed uint64) (Modality, error) {
 	if !ok {
 		return nil, fmt.Errorf("text modality needs a text dataset, got %T", ds)
 	}
-	mc := cfg.Model
+	mc, o := cfg.Model, cfg.Text
 	m, err := model.NewTextMLP(model.TextConfig{
 		VocabSize: td.vecs.Vocab.Len(), EmbDim: td.vecs.Dim, Vectors: td.vecs.Data,
 		Hidden: mc.Hidden, ProjDim: mc.ProjDim, Dropout: mc.Dropout, NoDropout: mc.Dropout == 0,
 		TrainEmbeddings: mc.TrainEmbeddings,
+		WordWeights:     td.weights, Remove: td.remove, WordDropout: o.WordDropout, InputDropout: o.InputDropout,
+		Residual: o.Residual,
 	}, seed)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	return &textModality{cfg: cfg, ds: td, m: m}, nil
+	t := &textModality{cfg: cfg, ds: td, m: m, params: m.Params(), bestStep: -1}
+	if o.TableOptimizer == "dense" || o.TableOptimizer == "sparse" {
+		lr := o.TableLR
+		if lr == 0 {
+			lr = cfg.Train.LR
+		}
+		if t.tableOpt, err = model.NewRowAdam(lr, td.vecs.Vocab.Len(), td.vecs.Dim, o.TableOptimizer == "sparse", "embedding.weight"); err != nil {
+			return nil, fmt.Errorf("text.table_optimizer: %w", err)
+		}
+		// The loop's optimiser must leave the table alone: hand it a
+		// non-trainable view of the table, and the table optimiser's state as
+		// buffers (so that checkpoints save it).
+		t.params = slices.Clone(t.params)
+		t.params[0] = &model.Param{Name: t.params[0].Name, Value: t.params[0].Value}
+		t.params = append(t.params, t.tableOpt.State()...)
+	}
+	if t.untrained, err = t.byRepr(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // textModality is SimCSE without a transformer: the two views of a batch
 // are two training-mode passes of the same sentences through the embedding
-// bag + MLP encoder with different dropout masks; the loss is SimCSE's
-// in-batch InfoNCE on the projections; evaluation is STS-B Spearman of the
-// encoder's sentence embeddings.
+// bag + MLP encoder with different dropout masks (and, with text options,
+// different word deletions and bag masks); the loss is SimCSE's in-batch
+// InfoNCE on the projections; evaluation is STS-B Spearman of the
+// text.eval_repr representation.
+//
+// With text.table_optimizer dense or sparse the embedding table is stepped
+// by the modality's own model.RowAdam in AfterStep (the loop's Adam steps
+// the rest); Step alone then leaves the table's gradient pending. With
+// text.dev_eval_every, AfterStep scores STS-B dev and keeps a copy of the
+// best parameters, which Evaluate tests (without changing the model).
 type textModality struct {
 	cfg *Config
 	ds  *textDataset
 	m   *model.TextMLP
+	// params is what Params returns: the model's parameters, with the table
+	// seen as non-trainable and the table optimiser's state appended when
+	// tableOpt is set.
+	params   []*model.Param
+	tableOpt *model.RowAdam
+	// pendingGrad and pendingRows are the table gradient of the last Step
+	// and its nonzero rows, for AfterStep.
+	pendingGrad []float32
+	pendingRows []int32
+
+	// untrained holds the initial model's STS scores by representation
+	// (byRepr).
+	untrained map[string]any
+	// best holds a copy of the model's parameter values at bestStep, the
+	// step with the highest dev score bestDev so far (-1: none yet).
+	best     [][]float32
+	bestStep int
+	bestDev  float64
 }
 
 func (t *textModality) NumInstances() int      { return len(t.ds.sentences) }
 func (t *textModality) Labels() []int          { return nil }
-func (t *textModality) Params() []*model.Param { return t.m.Params() }
+func (t *textModality) Params() []*model.Param { return t.params }
 
 func (t *textModality) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 	batch := make([][]int32, len(idx))
@@ -224,9 +375,48 @@ func (t *textModality) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 			return StepResult{}, fmt.Errorf("project view %d: %w", i+1, err)
 		}
 	}
-	return contrastiveStep(eg, t.cfg.Loss, proj, bound.Learnables(), bound.Grads)
+	res, err := contrastiveStep(eg, t.cfg.Loss, proj, bound.Learnables(), bound.Grads)
+	if err != nil || t.tableOpt == nil {
+		return res, err
+	}
+	// The table is the first trainable parameter; its optimiser runs in
+	// AfterStep.
+	t.pendingGrad, t.pendingRows = res.Grads[0], t.m.TableRows()
+	res.Grads = res.Grads[1:]
+	return res, nil
 }
 
+// AfterStep steps the embedding table with its own optimiser (when
+// text.table_optimizer is dense or sparse) and, every text.dev_eval_every
+// steps and at the last step, scores STS-B dev and keeps the parameters if
+// they are the best so far; it returns a "dev_eval" record for
+// metrics.jsonl.
+func (t *textModality) AfterStep(step, total int) ([]map[string]any, error) {
+	if t.tableOpt != nil && t.pendingGrad != nil {
+		if err := t.tableOpt.Step(t.m.Params()[0].Value.Float32s(), t.pendingGrad, t.pendingRows); err != nil {
+			return nil, fmt.Errorf("embedding table: %w", err)
+		}
+		t.pendingGrad, t.pendingRows = nil, nil
+	}
+	every := t.cfg.Text.DevEvalEvery
+	if every <= 0 || (step%every != 0 && step != total) {
+		return nil, nil
+	}
+	dev, err := t.stsScore(t.ds.dev)
+	if err != nil {
+		return nil, fmt.Errorf("sts dev at step %d: %w", step, err)
+	}
+	if t.bestStep < 0 || dev > t.bestDev {
+		t.bestDev, t.bestStep = dev, step
+		if t.best == nil {
+			t.best = make([][]float32, len(t.m.Params()))
+		}
+		for i, p := range t.m.Params() {
+			t.best[i] = append(t.best[i][:0], p.Value.Float32s()...)
+		}
+	}
+	return []map[string]any{{"event": "dev_eval", "step": step, "dev": dev, "best_dev": t.bestDev, "best_step": t.bestStep}}, nil
+}
 func (t *textModality) Embed(which string) (sampler.Embeddings, error) {
 	var (
 		e   []float32
@@ -249,35 +439,105 @@ func (t *textModality) Embed(which string) (sampler.Embeddings, error) {
 	return sampler.Embeddings{N: len(t.ds.tokens), D: d, Data: e}, nil
 }
 
-// stsScore embeds both sides of an STS split and returns Spearman × 100.
+// stsScore embeds both sides of an STS split with the text.eval_repr
+// representation and returns Spearman × 100.
 func (t *textModality) stsScore(s stsSet) (float64, error) {
-	e1, err := t.m.Embed(s.s1)
-	if err != nil {
-		return 0, err
+	return t.stsScoreOf(t.cfg.Text.EvalRepr, s)
+}
+
+// evalReprs are the representations Evaluate scores side by side.
+var evalReprs = []string{"encoder", "projection", "bag"}
+
+// byRepr scores dev and test with every representation of evalReprs:
+// {"encoder": {"dev": …, "test": …}, …}.
+func (t *textModality) byRepr() (map[string]any, error) {
+	out := map[string]any{}
+	for _, r := range evalReprs {
+		dev, err := t.stsScoreOf(r, t.ds.dev)
+		if err != nil {
+			return nil, fmt.Errorf("sts dev (%s): %w", r, err)
+		}
+		test, err := t.stsScoreOf(r, t.ds.test)
+		if err != nil {
+			return nil, fmt.Errorf("sts test (%s): %w", r, err)
+		}
+		out[r] = map[string]float64{"dev": dev, "test": test}
 	}
-	e2, err := t.m.Embed(s.s2)
-	if err != nil {
-		return 0, err
+	return out, nil
+}
+
+// stsScoreOf is stsScore with the representation repr.
+func (t *textModality) stsScoreOf(repr string, s stsSet) (float64, error) {
+	switch repr {
+	case "projection":
+		return stsOf(t.m.EmbedProjected, s, t.m.ProjDim())
+	case "bag":
+		return stsOf(t.m.EmbedBag, s, t.m.Config().EmbDim)
+	default:
+		return stsOf(t.m.Embed, s, t.m.EmbedDim())
 	}
-	return eval.STSScore(e1, e2, len(s.gold), t.m.EmbedDim(), s.gold)
+}
+
+// swap exchanges the model's parameter values with t.best.
+func (t *textModality) swap() {
+	for i, p := range t.m.Params() {
+		v := p.Value.Float32s()
+		for k, x := range t.best[i] {
+			v[k], t.best[i][k] = x, v[k]
+		}
+	}
 }
 
 // Evaluate ignores the training embeddings: it embeds the STS-B dev and test
-// pairs with the encoder in evaluation mode and returns the test Spearman
-// × 100 (SentEval's protocol), with dev and test in Detail beside the
-// untrained baselines (baseline_avg_wordvec_{dev,test}: mean of the initial
-// word vectors; baseline_tfidf_{dev,test}: TF-IDF cosine, IDF from the
-// training corpus).
+// pairs with the text.eval_repr representation in evaluation mode and
+// returns the test Spearman × 100 (SentEval's protocol) of the final
+// parameters, or with text.dev_eval_every of the parameters with the best
+// dev score (the model is left as it was). Detail holds dev and test of the
+// reported parameters, dev_final and test_final of the final ones,
+// best_step, dev_untrained and test_untrained of the initial model, the
+// scores of every representation (final_by_repr, best_by_repr,
+// untrained_by_repr: {"encoder": {"dev", "test"}, "projection": …,
+// "bag": …}), and
+// the untrained baselines: baseline_avg_wordvec_{dev,test} (mean of the
+// initial word vectors), baseline_tfidf_{dev,test} (TF-IDF cosine, IDF from
+// the training corpus), baseline_tfidf_vocab_{dev,test} (the same on
+// in-vocabulary words only) and, with a weighting or removed directions,
+// baseline_bag_{dev,test} (the weighted bag of the initial vectors).
 func (t *textModality) Evaluate(_ sampler.Embeddings, _ uint64) (Score, error) {
-	dev, err := t.stsScore(t.ds.dev)
+	devF, err := t.stsScore(t.ds.dev)
 	if err != nil {
 		return Score{}, fmt.Errorf("sts dev: %w", err)
 	}
-	test, err := t.stsScore(t.ds.test)
+	testF, err := t.stsScore(t.ds.test)
 	if err != nil {
 		return Score{}, fmt.Errorf("sts test: %w", err)
 	}
-	detail := map[string]any{"dev": dev, "test": test}
+	dev, test := devF, testF
+	final, err := t.byRepr()
+	if err != nil {
+		return Score{}, err
+	}
+	repr := cmp.Or(t.cfg.Text.EvalRepr, "encoder")
+	u := t.untrained[repr].(map[string]float64)
+	detail := map[string]any{"eval_repr": repr, "dev_final": devF, "test_final": testF, "dev_untrained": u["dev"], "test_untrained": u["test"],
+		"final_by_repr": final, "untrained_by_repr": t.untrained}
+	if t.best != nil {
+		t.swap()
+		dev, err = t.stsScore(t.ds.dev)
+		if err == nil {
+			test, err = t.stsScore(t.ds.test)
+		}
+		var best map[string]any
+		if err == nil {
+			best, err = t.byRepr()
+		}
+		t.swap()
+		if err != nil {
+			return Score{}, fmt.Errorf("sts with the best dev parameters (step %d): %w", t.bestStep, err)
+		}
+		detail["best_step"], detail["best_by_repr"] = t.bestStep, best
+	}
+	detail["dev"], detail["test"] = dev, test
 	for k, v := range t.ds.baselines {
 		detail["baseline_"+k] = v
 	}
