@@ -37,7 +37,7 @@ graphcl-tables: graphcl-mutag graphcl-imdb-b graphcl-nci1
 graphcl-mutag graphcl-imdb-b graphcl-nci1 graphcl-collab:
 	$(GO) run ./cmd/train -config configs/$@.yaml -out $(OUT)/$@
 
-## demo-images: a few minutes of SimCLR on generated images (Uniform vs BatchSampler)
+## demo-images: about a minute of SimCLR on generated images (Uniform vs BatchSampler)
 .PHONY: demo-images
 demo-images:
 	$(GO) run ./cmd/train -config configs/demo-images.yaml -out $(OUT)/demo-images
