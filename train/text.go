@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/eval"
@@ -292,7 +293,7 @@ func (textBuilder) New(cfg *Config, ds Dataset, seed uint64) (Modality, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	t := &textModality{cfg: cfg, ds: td, m: m, params: m.Params(), bestStep: -1}
+	t := &textModality{cfg: cfg, ds: td, m: m, params: slices.Clone(m.Params())}
 	if o.TableOptimizer == "dense" || o.TableOptimizer == "sparse" {
 		lr := o.TableLR
 		if lr == 0 {
@@ -304,9 +305,19 @@ func (textBuilder) New(cfg *Config, ds Dataset, seed uint64) (Modality, error) {
 		// The loop's optimiser must leave the table alone: hand it a
 		// non-trainable view of the table, and the table optimiser's state as
 		// buffers (so that checkpoints save it).
-		t.params = slices.Clone(t.params)
 		t.params[0] = &model.Param{Name: t.params[0].Name, Value: t.params[0].Value}
 		t.params = append(t.params, t.tableOpt.State()...)
+	}
+	if o.DevEvalEvery > 0 {
+		// The dev-selected parameters are buffers too, so that a resumed run
+		// selects among all the dev evaluations of the run.
+		for _, p := range m.Params() {
+			t.best = append(t.best, &model.Param{Name: "best." + p.Name,
+				Value: tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(p.Value.Shape()...))})
+		}
+		t.bestMeta = &model.Param{Name: "best.step", Value: tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{-1}))}
+		t.params = append(t.params, t.best...)
+		t.params = append(t.params, t.bestMeta)
 	}
 	if t.untrained, err = t.byRepr(); err != nil {
 		return nil, err
@@ -343,11 +354,37 @@ type textModality struct {
 	// untrained holds the initial model's STS scores by representation
 	// (byRepr).
 	untrained map[string]any
-	// best holds a copy of the model's parameter values at bestStep, the
-	// step with the highest dev score bestDev so far (-1: none yet).
-	best     [][]float32
-	bestStep int
-	bestDev  float64
+	// With text.dev_eval_every: best holds a copy of the model's parameter
+	// values at the step with the highest dev score so far, bestMeta that
+	// step (-1: none yet). Both are non-trainable Params, so checkpoints
+	// keep them. bestDev caches the dev score of best (valid when
+	// bestDevOK; after a resume it is recomputed from best).
+	best      []*model.Param
+	bestMeta  *model.Param
+	bestDev   float64
+	bestDevOK bool
+}
+
+// bestStep returns the step of the dev-selected parameters, or -1.
+func (t *textModality) bestStep() int {
+	if t.bestMeta == nil {
+		return -1
+	}
+	return int(t.bestMeta.Value.Float32s()[0])
+}
+
+// devOfBest returns the dev score of the dev-selected parameters.
+func (t *textModality) devOfBest() (float64, error) {
+	if !t.bestDevOK {
+		t.swap()
+		dev, err := t.stsScore(t.ds.dev)
+		t.swap()
+		if err != nil {
+			return 0, fmt.Errorf("sts dev of the best parameters (step %d): %w", t.bestStep(), err)
+		}
+		t.bestDev, t.bestDevOK = dev, true
+	}
+	return t.bestDev, nil
 }
 
 func (t *textModality) NumInstances() int      { return len(t.ds.sentences) }
@@ -406,16 +443,22 @@ func (t *textModality) AfterStep(step, total int) ([]map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sts dev at step %d: %w", step, err)
 	}
-	if t.bestStep < 0 || dev > t.bestDev {
-		t.bestDev, t.bestStep = dev, step
-		if t.best == nil {
-			t.best = make([][]float32, len(t.m.Params()))
+	better := t.bestStep() < 0
+	if !better {
+		bd, err := t.devOfBest()
+		if err != nil {
+			return nil, err
 		}
+		better = dev > bd
+	}
+	if better {
+		t.bestDev, t.bestDevOK = dev, true
+		t.bestMeta.Value.Float32s()[0] = float32(step)
 		for i, p := range t.m.Params() {
-			t.best[i] = append(t.best[i][:0], p.Value.Float32s()...)
+			copy(t.best[i].Value.Float32s(), p.Value.Float32s())
 		}
 	}
-	return []map[string]any{{"event": "dev_eval", "step": step, "dev": dev, "best_dev": t.bestDev, "best_step": t.bestStep}}, nil
+	return []map[string]any{{"event": "dev_eval", "step": step, "dev": dev, "best_dev": t.bestDev, "best_step": t.bestStep()}}, nil
 }
 func (t *textModality) Embed(which string) (sampler.Embeddings, error) {
 	var (
@@ -482,8 +525,9 @@ func (t *textModality) stsScoreOf(repr string, s stsSet) (float64, error) {
 func (t *textModality) swap() {
 	for i, p := range t.m.Params() {
 		v := p.Value.Float32s()
-		for k, x := range t.best[i] {
-			v[k], t.best[i][k] = x, v[k]
+		b := t.best[i].Value.Float32s()
+		for k, x := range b {
+			v[k], b[k] = x, v[k]
 		}
 	}
 }
@@ -521,7 +565,7 @@ func (t *textModality) Evaluate(_ sampler.Embeddings, _ uint64) (Score, error) {
 	u := t.untrained[repr].(map[string]float64)
 	detail := map[string]any{"eval_repr": repr, "dev_final": devF, "test_final": testF, "dev_untrained": u["dev"], "test_untrained": u["test"],
 		"final_by_repr": final, "untrained_by_repr": t.untrained}
-	if t.best != nil {
+	if t.bestStep() >= 0 {
 		t.swap()
 		dev, err = t.stsScore(t.ds.dev)
 		if err == nil {
@@ -533,9 +577,9 @@ func (t *textModality) Evaluate(_ sampler.Embeddings, _ uint64) (Score, error) {
 		}
 		t.swap()
 		if err != nil {
-			return Score{}, fmt.Errorf("sts with the best dev parameters (step %d): %w", t.bestStep, err)
+			return Score{}, fmt.Errorf("sts with the best dev parameters (step %d): %w", t.bestStep(), err)
 		}
-		detail["best_step"], detail["best_by_repr"] = t.bestStep, best
+		detail["best_step"], detail["best_by_repr"] = t.bestStep(), best
 	}
 	detail["dev"], detail["test"] = dev, test
 	for k, v := range t.ds.baselines {

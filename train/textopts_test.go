@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -239,5 +241,44 @@ func TestTextWeightedBaselines(t *testing.T) {
 	}
 	if _, ok := td.baselines["tfidf_vocab_test"]; !ok {
 		t.Error("no in-vocabulary TF-IDF baseline")
+	}
+}
+
+// TestTextResumeKeepsDevSelection interrupts a run with dev selection after
+// its best dev step and resumes it: the dev-selected parameters are in the
+// checkpoint, so the resumed run reports what the uninterrupted one does.
+func TestTextResumeKeepsDevSelection(t *testing.T) {
+	dir := t.TempDir()
+	writeTextFixture(t, dir, 320)
+	sets := append([]string{"data.root=" + dir, "data.text.vectors_cache=", "samplers=[{kind: uniform}]"}, tinyTextOptions...)
+	cfg, err := LoadConfig(filepath.Join("testdata", "text-tiny.yaml"), sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Run(context.Background(), cfg, Options{OutDir: filepath.Join(dir, "ref")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd := want.Runs[0].Detail.(map[string]any)
+	for _, stop := range []int{7, 13} {
+		out := filepath.Join(dir, fmt.Sprintf("stop%d", stop))
+		ctx, cancel := context.WithCancel(context.Background())
+		hooks := Hooks{Step: func(s StepInfo) {
+			if s.Step == stop {
+				cancel()
+			}
+		}}
+		if _, err := Run(ctx, cfg, Options{OutDir: out, Hooks: hooks}); !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("stop at %d: want ErrInterrupted, got %v", stop, err)
+		}
+		got, err := Run(context.Background(), cfg, Options{OutDir: out, Resume: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gd := got.Runs[0].Detail.(map[string]any)
+		if got.Runs[0].Value != want.Runs[0].Value || gd["best_step"] != wd["best_step"] || gd["dev"] != wd["dev"] {
+			t.Errorf("stop at %d: resumed test %v (best step %v, dev %v), uninterrupted %v (best step %v, dev %v)",
+				stop, got.Runs[0].Value, gd["best_step"], gd["dev"], want.Runs[0].Value, wd["best_step"], wd["dev"])
+		}
 	}
 }
