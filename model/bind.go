@@ -63,10 +63,13 @@ func (b *Bound) node(i int) *gorgonia.Node {
 // (so an optimiser step on p.Value is seen by the next graph).
 func paramNode(g *gorgonia.ExprGraph, p *Param) *gorgonia.Node {
 	opts := []gorgonia.NodeConsOpt{gorgonia.WithShape(p.Value.Shape()...), gorgonia.WithName(p.Name), gorgonia.WithValue(p.Value)}
-	if p.Value.Dims() == 1 {
+	switch p.Value.Dims() {
+	case 1:
 		return gorgonia.NewVector(g, p.Value.Dtype(), opts...)
+	case 2:
+		return gorgonia.NewMatrix(g, p.Value.Dtype(), opts...)
 	}
-	return gorgonia.NewMatrix(g, p.Value.Dtype(), opts...)
+	return gorgonia.NewTensor(g, p.Value.Dtype(), p.Value.Dims(), opts...)
 }
 
 // linear returns act(x·W + bias) for parameter indices w and bias; noGradX
@@ -215,38 +218,51 @@ func (b *Bound) Project(emb *gorgonia.Node) (*gorgonia.Node, error) {
 
 // Learnables returns the nodes of the trainable parameters used so far in
 // this graph, in Params order: pass them to gorgonia.Grad.
-func (b *Bound) Learnables() gorgonia.Nodes {
-	var ns gorgonia.Nodes
-	for i, p := range b.m.params {
-		if p.Trainable && b.nodes[i] != nil {
-			ns = append(ns, b.nodes[i])
-		}
-	}
-	return ns
-}
+func (b *Bound) Learnables() gorgonia.Nodes { return learnableNodes(b.m.params, b.nodes) }
 
 // Grads returns, after the machine ran the gradients, one slice per
 // trainable parameter in Params order (copied; float64 models are
 // converted). A parameter the graph does not use gets nil, which Adam.Step
 // skips, as PyTorch skips parameters without a gradient.
-func (b *Bound) Grads() ([][]float32, error) {
-	var out [][]float32
-	for i, p := range b.m.params {
+func (b *Bound) Grads() ([][]float32, error) { return readGrads(b.m.params, b.nodes, nil) }
+
+// learnableNodes returns nodes[i] for every trainable params[i] that has a
+// node (nil: not used by the graph), in Params order.
+func learnableNodes(params []*Param, nodes []*gorgonia.Node) gorgonia.Nodes {
+	var ns gorgonia.Nodes
+	for i, p := range params {
+		if p.Trainable && nodes[i] != nil {
+			ns = append(ns, nodes[i])
+		}
+	}
+	return ns
+}
+
+// readGrads copies, after a run, the gradient of every trainable parameter
+// in Params order into dst (grown as needed; its slices are reused when
+// they have the right size) and returns it; a parameter without a node gets
+// nil.
+func readGrads(params []*Param, nodes []*gorgonia.Node, dst [][]float32) ([][]float32, error) {
+	k := 0
+	for i, p := range params {
 		if !p.Trainable {
 			continue
 		}
-		n := b.nodes[i]
-		if n == nil {
-			out = append(out, nil)
-			continue
+		if k == len(dst) {
+			dst = append(dst, nil)
 		}
-		g, err := readGrad(n, p, nil)
-		if err != nil {
-			return nil, err
+		if nodes[i] == nil {
+			dst[k] = nil
+		} else {
+			g, err := readGrad(nodes[i], p, dst[k])
+			if err != nil {
+				return nil, err
+			}
+			dst[k] = g
 		}
-		out = append(out, g)
+		k++
 	}
-	return out, nil
+	return dst[:k], nil
 }
 
 // readGrad copies the gradient of parameter p's node n, after the machine

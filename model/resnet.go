@@ -276,15 +276,8 @@ func (m *ResNet) Bind(g *gorgonia.ExprGraph) *ResNetBound {
 }
 
 func (b *ResNetBound) node(i int) *gorgonia.Node {
-	if b.nodes[i] != nil {
-		return b.nodes[i]
-	}
-	p := b.m.params[i]
-	if p.Value.Dims() == 4 {
-		b.nodes[i] = gorgonia.NewTensor(b.g, p.Value.Dtype(), 4, gorgonia.WithShape(p.Value.Shape()...),
-			gorgonia.WithName(p.Name), gorgonia.WithValue(p.Value))
-	} else {
-		b.nodes[i] = paramNode(b.g, p)
+	if b.nodes[i] == nil {
+		b.nodes[i] = paramNode(b.g, b.m.params[i])
 	}
 	return b.nodes[i]
 }
@@ -385,42 +378,14 @@ func (b *ResNetBound) Project(emb *gorgonia.Node) (*gorgonia.Node, error) {
 
 // Learnables returns the nodes of the trainable parameters used so far in
 // this graph, in Params order: pass them to gorgonia.Grad.
-func (b *ResNetBound) Learnables() gorgonia.Nodes {
-	var ns gorgonia.Nodes
-	for i, p := range b.m.params {
-		if p.Trainable && b.nodes[i] != nil {
-			ns = append(ns, b.nodes[i])
-		}
-	}
-	return ns
-}
+func (b *ResNetBound) Learnables() gorgonia.Nodes { return learnableNodes(b.m.params, b.nodes) }
 
 // Grads copies, after a run, the gradient of every trainable parameter in
 // Params order into dst (grown or reallocated as needed; pass the previous
 // result to reuse its buffers) and returns it. A parameter the graph does
 // not use gets nil, which Adam.Step skips.
 func (b *ResNetBound) Grads(dst [][]float32) ([][]float32, error) {
-	k := 0
-	for i, p := range b.m.params {
-		if !p.Trainable {
-			continue
-		}
-		if k == len(dst) {
-			dst = append(dst, nil)
-		}
-		if b.nodes[i] == nil {
-			dst[k] = nil
-			k++
-			continue
-		}
-		g, err := readGrad(b.nodes[i], p, dst[k])
-		if err != nil {
-			return nil, err
-		}
-		dst[k] = g
-		k++
-	}
-	return dst[:k], nil
+	return readGrads(b.m.params, b.nodes, dst)
 }
 
 // CommitStats folds the batch statistics of the latest run of every

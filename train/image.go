@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -181,16 +182,19 @@ func (imageBuilder) Load(cfg *Config) (Dataset, error) {
 			return nil, fmt.Errorf("load dataset %s: channel %d of the training images is constant (std %v); cannot normalise", tr.Name, c, s)
 		}
 	}
-	norm := func(s *data.ImageSet) []float32 {
-		out := make([]float32, len(s.Pixels))
-		hw := s.H * s.W
-		for i, v := range s.Pixels {
-			c := (i / hw) % s.C
-			out[i] = (v - d.mean[c]) / d.std[c]
+	// The sets keep their [0,1] pixels for augmentation; evaluation-mode
+	// embeddings read normalised copies.
+	for _, sp := range []struct {
+		set *data.ImageSet
+		dst *[]float32
+	}{{tr, &d.trainNorm}, {te, &d.testNorm}} {
+		c := *sp.set
+		c.Pixels = slices.Clone(sp.set.Pixels)
+		if err := c.Normalize(d.mean, d.std); err != nil {
+			return nil, fmt.Errorf("load dataset: %w", err)
 		}
-		return out
+		*sp.dst = c.Pixels
 	}
-	d.trainNorm, d.testNorm = norm(tr), norm(te)
 	return d, nil
 }
 

@@ -219,55 +219,18 @@ func (op *reluGradOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
 func (*reluGradOp) String() string      { return "ReLUGrad" }
 
 func (*reluGradOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 2 {
-		return nil, fmt.Errorf("ops: ReLUGrad: got %d inputs, want 2", len(ds))
-	}
-	s, err := shapeOf("ReLUGrad", ds[0], "y", -1)
-	if err != nil {
-		return nil, err
-	}
-	g, err := shapeOf("ReLUGrad", ds[1], "dy", -1)
-	if err != nil {
-		return nil, err
-	}
-	if !s.Eq(g) {
-		return nil, fmt.Errorf("ops: ReLUGrad: y has shape %v, dy has %v", s, g)
-	}
-	return s.Clone(), nil
+	return reluGradKind.inferShape(ds)
 }
 
-func (op *reluGradOp) inputs(vals []gorgonia.Value) (y, dy *tensor.Dense, err error) {
-	return sameShapePair(vals, "ReLUGrad", "y", "dy")
-}
+// reluGradKind describes ReLUGrad for the shared binary-op machinery.
+var reluGradKind = sameShapeKind{name: "ReLUGrad", a: "y", b: "dy", k32: reluGrad[float32], k64: reluGrad[float64]}
 
 func (op *reluGradOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	y, dy, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(y.Dtype(), y.Shape()...), y, dy), nil
+	return reluGradKind.do(&op.out, false, nil, vals)
 }
 
 func (op *reluGradOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	y, dy, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	out, err := checkOut("ReLUGrad", prealloc, y.Dtype(), y.Shape(), y, dy)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(out, y, dy), nil
-}
-
-func (*reluGradOp) compute(out, y, dy *tensor.Dense) *tensor.Dense {
-	switch y.Dtype() {
-	case tensor.Float32:
-		reluGrad(out.Float32s(), y.Float32s(), dy.Float32s())
-	case tensor.Float64:
-		reluGrad(out.Float64s(), y.Float64s(), dy.Float64s())
-	}
-	return out
+	return reluGradKind.do(&op.out, true, prealloc, vals)
 }
 
 // reluGrad writes out = dy ⊙ [y > 0], split between goroutines for large

@@ -176,55 +176,18 @@ func (op *addReLUOp) Hashcode() uint32   { return hashOf(op.WriteHash) }
 func (*addReLUOp) String() string        { return "AddReLU" }
 
 func (*addReLUOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 2 {
-		return nil, fmt.Errorf("ops: AddReLU: got %d inputs, want 2", len(ds))
-	}
-	a, err := shapeOf("AddReLU", ds[0], "a", -1)
-	if err != nil {
-		return nil, err
-	}
-	b, err := shapeOf("AddReLU", ds[1], "b", -1)
-	if err != nil {
-		return nil, err
-	}
-	if !a.Eq(b) {
-		return nil, fmt.Errorf("ops: AddReLU: a has shape %v, b has %v", a, b)
-	}
-	return a.Clone(), nil
+	return addReLUKind.inferShape(ds)
 }
 
-func (*addReLUOp) inputs(vals []gorgonia.Value) (a, b *tensor.Dense, err error) {
-	return sameShapePair(vals, "AddReLU", "a", "b")
-}
+// addReLUKind describes AddReLU for the shared binary-op machinery.
+var addReLUKind = sameShapeKind{name: "AddReLU", a: "a", b: "b", k32: reluTo[float32], k64: reluTo[float64]}
 
 func (op *addReLUOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	a, b, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(a.Dtype(), a.Shape()...), a, b), nil
+	return addReLUKind.do(&op.out, false, nil, vals)
 }
 
 func (op *addReLUOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	a, b, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	out, err := checkOut("AddReLU", prealloc, a.Dtype(), a.Shape(), a, b)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(out, a, b), nil
-}
-
-func (*addReLUOp) compute(out, a, b *tensor.Dense) *tensor.Dense {
-	switch a.Dtype() {
-	case tensor.Float32:
-		reluTo(out.Float32s(), a.Float32s(), b.Float32s())
-	case tensor.Float64:
-		reluTo(out.Float64s(), a.Float64s(), b.Float64s())
-	}
-	return out
+	return addReLUKind.do(&op.out, true, prealloc, vals)
 }
 
 func (*addReLUOp) DiffWRT(inputs int) []bool { return []bool{true, true} }

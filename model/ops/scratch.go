@@ -195,24 +195,75 @@ func (b *outBuf) get(dt tensor.Dtype, shape ...int) *tensor.Dense {
 	return b.last
 }
 
-// sameShapePair returns the two inputs of a binary element-wise op, which
-// must be dense tensors of one dtype and one shape; an and bn name them in
-// errors.
-func sameShapePair(vals []gorgonia.Value, op, an, bn string) (a, b *tensor.Dense, err error) {
+// sameShapeKind is the machinery shared by the binary element-wise ops
+// (AddReLU, ReLUGrad): two inputs of one dtype and one shape (named a and b
+// in errors), one output of that shape computed by k32 or k64.
+type sameShapeKind struct {
+	name, a, b string
+	k32        func(out, a, b []float32)
+	k64        func(out, a, b []float64)
+}
+
+// inferShape checks that both inputs have the same shape and returns it.
+func (k sameShapeKind) inferShape(ds []gorgonia.DimSizer) (tensor.Shape, error) {
+	if len(ds) != 2 {
+		return nil, fmt.Errorf("ops: %s: got %d inputs, want 2", k.name, len(ds))
+	}
+	a, err := shapeOf(k.name, ds[0], k.a, -1)
+	if err != nil {
+		return nil, err
+	}
+	b, err := shapeOf(k.name, ds[1], k.b, -1)
+	if err != nil {
+		return nil, err
+	}
+	if !a.Eq(b) {
+		return nil, fmt.Errorf("ops: %s: %s has shape %v, %s has %v", k.name, k.a, a, k.b, b)
+	}
+	return a.Clone(), nil
+}
+
+// do runs the op into prealloc (UsePreallocDo, usePrealloc true) or into
+// the op's kept output out (Do).
+func (k sameShapeKind) do(out *outBuf, usePrealloc bool, prealloc gorgonia.Value, vals []gorgonia.Value) (gorgonia.Value, error) {
+	a, b, err := k.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	var o *tensor.Dense
+	if usePrealloc {
+		if o, err = checkOut(k.name, prealloc, a.Dtype(), a.Shape(), a, b); err != nil {
+			return nil, err
+		}
+	} else {
+		o = out.get(a.Dtype(), a.Shape()...)
+	}
+	switch a.Dtype() {
+	case tensor.Float32:
+		k.k32(o.Float32s(), a.Float32s(), b.Float32s())
+	case tensor.Float64:
+		k.k64(o.Float64s(), a.Float64s(), b.Float64s())
+	}
+	return o, nil
+}
+
+// inputs returns the two inputs, which must be dense tensors of one dtype
+// and one shape.
+func (k sameShapeKind) inputs(vals []gorgonia.Value) (a, b *tensor.Dense, err error) {
 	if len(vals) != 2 {
-		return nil, nil, fmt.Errorf("ops: %s: got %d inputs, want 2", op, len(vals))
+		return nil, nil, fmt.Errorf("ops: %s: got %d inputs, want 2", k.name, len(vals))
 	}
-	if a, err = asDenseN(vals[0], op, an); err != nil {
+	if a, err = asDenseN(vals[0], k.name, k.a); err != nil {
 		return nil, nil, err
 	}
-	if b, err = asDenseN(vals[1], op, bn); err != nil {
+	if b, err = asDenseN(vals[1], k.name, k.b); err != nil {
 		return nil, nil, err
 	}
-	if err = sameDtype(op, a, b); err != nil {
+	if err = sameDtype(k.name, a, b); err != nil {
 		return nil, nil, err
 	}
 	if !a.Shape().Eq(b.Shape()) {
-		return nil, nil, fmt.Errorf("ops: %s: %s has shape %v, %s has %v", op, an, a.Shape(), bn, b.Shape())
+		return nil, nil, fmt.Errorf("ops: %s: %s has shape %v, %s has %v", k.name, k.a, a.Shape(), k.b, b.Shape())
 	}
 	return a, b, nil
 }
