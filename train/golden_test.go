@@ -1,0 +1,281 @@
+package train
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/batchsampler-go/batchsampler/internal/gemm"
+	"github.com/batchsampler-go/batchsampler/internal/testenv"
+)
+
+var updateGolden = flag.Bool("update-golden", false, "rewrite train/testdata/golden/*.json from the code as it stands")
+
+// goldenShortening turns a shipped config into a run that takes seconds:
+// its first seed, one epoch, every step logged, a capped dataset where the
+// config has a key for it, and a small evaluation grid. Keys that a
+// modality does not have are not set.
+func goldenShortening(cfg Config) []string {
+	sets := []string{
+		fmt.Sprintf("seeds=[%d]", cfg.Seeds[0]),
+		"train.epochs=1", "train.log_every=1", "train.eval_every=0",
+	}
+	if cfg.Data.Source != "synthetic" {
+		if root := testenv.DataDir(); root != "" {
+			sets = append(sets, "data.root="+root)
+		}
+	}
+	switch cfg.Modality {
+	case "graph":
+		sets = append(sets, "eval.folds=3", "eval.inner_folds=2", "eval.cs=[0.1,10]")
+	case "image":
+		sets = append(sets, "data.image.max_train=600", "data.image.max_test=300", "train.batch_size=128")
+		if cfg.Data.Source == "synthetic" {
+			sets = append(sets, "data.image.images=600", "data.image.test_images=300")
+		}
+		// The full CIFAR-10 is not among the shared data: its config's network
+		// is checked on the shared CIFAR-10 subset instead.
+		if cfg.Data.Source == "cifar10" && testenv.DataDir() != "" {
+			if _, err := os.Stat(filepath.Join(testenv.DataDir(), cfg.Data.Path)); err != nil {
+				sets = append(sets, "data.path=cifar10")
+			}
+		}
+	case "text":
+		sets = append(sets, "data.text.max_sentences=2500", "data.text.vectors_cache=", "text.dev_eval_every=15")
+	}
+	return sets
+}
+
+// goldenEpochs returns the number of epochs after which every sampler of
+// cfg has refreshed at least once after step 0, capped by a per-modality
+// budget of steps.
+func goldenEpochs(t *testing.T, cfg *Config) int {
+	t.Helper()
+	ds, err := builders[cfg.Modality].Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bpe := (ds.NumInstances() + cfg.Train.BatchSize - 1) / cfg.Train.BatchSize
+	maxT := 0
+	for _, s := range cfg.SamplerList() {
+		maxT = max(maxT, s.RefreshEvery)
+	}
+	budget := map[string]int{"graph": 80, "image": 25, "text": 40}[cfg.Modality]
+	if maxT+1 > budget {
+		return 1 // no refresh within the budget: one epoch is enough
+	}
+	return max(1, (maxT+1+bpe-1)/bpe)
+}
+
+// goldenRun is what a golden file records of one run: the loss, the batch's
+// false-negative ratio and mean in-batch cosine of every step, and the
+// final scores.
+type goldenRun struct {
+	ID       string    `json:"id"`
+	Losses   []float64 `json:"losses"`
+	FNRatios []float64 `json:"fn_ratios,omitempty"`
+	BatchCos []float64 `json:"batch_cos"`
+	Metric   string    `json:"metric"`
+	Value    float64   `json:"value"`
+	FoldStd  float64   `json:"fold_std"`
+	Evals    []float64 `json:"dev_evals,omitempty"`
+}
+
+// goldenFile is one shipped config's golden record.
+type goldenFile struct {
+	Config  string      `json:"config"`
+	Sets    []string    `json:"sets"`
+	Backend string      `json:"gemm_backend"`
+	Runs    []goldenRun `json:"runs"`
+}
+
+func shippedConfigs(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == "demo-sampler.yaml" })
+	return append(files, filepath.Join("..", "cmd", "train", "default.yaml"))
+}
+
+// TestGoldenShippedConfigs runs a shortened version of every shipped config
+// and compares every step's loss, false-negative ratio and in-batch cosine
+// and every final score with the record in testdata/golden, exactly: a
+// refactor must not change what a config computes. Regenerate the records
+// (only for an intended change, in its own commit) with
+//
+//	go test ./train -run TestGoldenShippedConfigs -update-golden
+func TestGoldenShippedConfigs(t *testing.T) {
+	for _, f := range shippedConfigs(t) {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		if filepath.Base(filepath.Dir(f)) == "train" {
+			name = "cmd-train-default"
+		}
+		t.Run(name, func(t *testing.T) {
+			full, err := LoadConfig(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sets := goldenShortening(full)
+			cfg, err := LoadConfig(f, sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := missingData(&cfg); msg == "" {
+				// Enough epochs for a refresh of the sampler's graph during
+				// training, within a budget of steps.
+				if e := goldenEpochs(t, &cfg); e > 1 {
+					sets = append(sets, fmt.Sprintf("train.epochs=%d", e))
+					if cfg, err = LoadConfig(f, sets); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			gpath := filepath.Join("testdata", "golden", name+".json")
+			var want goldenFile
+			if !*updateGolden {
+				b, err := os.ReadFile(gpath)
+				if err != nil {
+					t.Fatalf("no golden record (%v); create it with -update-golden", err)
+				}
+				if err := json.Unmarshal(b, &want); err != nil {
+					t.Fatalf("%s: %v", gpath, err)
+				}
+				if want.Backend != gemm.Backend() {
+					t.Skipf("golden record made with the %s GEMM kernel; this machine uses %s (float32 sums differ)", want.Backend, gemm.Backend())
+				}
+			}
+			if msg := missingData(&cfg); msg != "" {
+				t.Skip(msg)
+			}
+			dir := t.TempDir()
+			res, err := Run(context.Background(), cfg, Options{OutDir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := goldenFile{Config: filepath.ToSlash(f), Sets: sets, Backend: gemm.Backend(), Runs: goldenRuns(t, dir, res)}
+			if *updateGolden {
+				b, err := json.MarshalIndent(got, "", " ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(filepath.Dir(gpath), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(gpath, append(b, '\n'), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			compareGolden(t, want, got)
+		})
+	}
+}
+
+// missingData returns a skip message when the config reads files that are
+// not in the data root.
+func missingData(cfg *Config) string {
+	var paths []string
+	switch {
+	case cfg.Modality == "text":
+		for _, c := range cfg.Data.Text.Corpus {
+			paths = append(paths, filepath.Join(cfg.Data.DataRoot(), c))
+		}
+		paths = append(paths, filepath.Join(cfg.Data.DataRoot(), cfg.Data.Text.STSDir))
+	case cfg.Data.Source != "synthetic":
+		paths = append(paths, cfg.Data.ResolvedPath())
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Sprintf("%s is absent (set $BATCHSAMPLER_DATA to the shared data directory to run this golden check)", p)
+		}
+	}
+	return ""
+}
+
+func goldenRuns(t *testing.T, dir string, res *Results) []goldenRun {
+	t.Helper()
+	byID := map[string]*goldenRun{}
+	var out []*goldenRun
+	for _, r := range res.Runs {
+		g := &goldenRun{ID: r.ID, Metric: r.Metric, Value: r.Value, FoldStd: r.FoldStd}
+		byID[r.ID] = g
+		out = append(out, g)
+	}
+	f, err := os.Open(filepath.Join(dir, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		g := byID[fmt.Sprint(m["run"])]
+		if g == nil {
+			continue
+		}
+		switch m["event"] {
+		case nil:
+			g.Losses = append(g.Losses, m["loss"].(float64))
+			if fn, ok := m["fn_ratio"].(float64); ok {
+				g.FNRatios = append(g.FNRatios, fn)
+			}
+			g.BatchCos = append(g.BatchCos, m["batch_cos"].(float64))
+		case "dev_eval":
+			g.Evals = append(g.Evals, m["dev"].(float64))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	runs := make([]goldenRun, len(out))
+	for i, g := range out {
+		runs[i] = *g
+	}
+	return runs
+}
+
+func compareGolden(t *testing.T, want, got goldenFile) {
+	t.Helper()
+	if len(want.Runs) != len(got.Runs) {
+		t.Fatalf("%d runs, golden record has %d", len(got.Runs), len(want.Runs))
+	}
+	for i, w := range want.Runs {
+		g := got.Runs[i]
+		if g.ID != w.ID {
+			t.Errorf("run %d is %s, golden %s", i, g.ID, w.ID)
+			continue
+		}
+		for _, s := range []struct {
+			what      string
+			got, want []float64
+		}{{"loss", g.Losses, w.Losses}, {"fn_ratio", g.FNRatios, w.FNRatios}, {"batch_cos", g.BatchCos, w.BatchCos}, {"dev eval", g.Evals, w.Evals}} {
+			if len(s.got) != len(s.want) {
+				t.Errorf("%s: %d %s values, golden %d", w.ID, len(s.got), s.what, len(s.want))
+				continue
+			}
+			for k := range s.want {
+				if math.Float64bits(s.got[k]) != math.Float64bits(s.want[k]) {
+					t.Errorf("%s: %s at step %d is %v, golden %v", w.ID, s.what, k+1, s.got[k], s.want[k])
+					break
+				}
+			}
+		}
+		if g.Metric != w.Metric || g.Value != w.Value || g.FoldStd != w.FoldStd {
+			t.Errorf("%s: final %s %v ± %v, golden %s %v ± %v", w.ID, g.Metric, g.Value, g.FoldStd, w.Metric, w.Value, w.FoldStd)
+		}
+	}
+}
