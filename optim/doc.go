@@ -17,10 +17,11 @@
 //	}
 //
 // A nil gradient slice skips its parameter for that step: its value and
-// optimizer state stay as they are (the step count, shared by all
-// parameters, still advances, so Adam's bias corrections of a parameter
-// skipped at some steps use the global count, as PyTorch's do for a
-// parameter whose grad is None). A Step that returns an error changes
+// optimizer state stay as they are. The step count is shared by all
+// parameters and still advances, so Adam's bias corrections of a parameter
+// skipped at some steps use the global count, as model.Adam does (PyTorch
+// keeps a count per parameter instead; the two agree while no gradient is
+// skipped). A Step that returns an error changes
 // nothing. MarshalBinary and UnmarshalBinary save and restore the whole
 // state — kind, hyperparameters including the current learning rate, step
 // count, and per-parameter buffers checked against the parameters' names
