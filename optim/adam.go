@@ -19,8 +19,9 @@ import (
 // before the same update (again not for NoDecay params).
 //
 // The moments are stored in float32 as in PyTorch; each element's update is
-// computed in float64 and rounded once. Adam gives the same bits as
-// model.Adam for the same inputs.
+// computed in float64 and rounded once. Without NoDecay params (which
+// model.Adam does not have), Adam gives the same bits as model.Adam for the
+// same inputs.
 type Adam struct {
 	Beta1, Beta2, Eps, WeightDecay float64
 
