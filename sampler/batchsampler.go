@@ -5,12 +5,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"math/rand/v2"
-)
-
-// Graph kinds of Config.Graph.
-const (
-	GraphProximity = "proximity" // Algorithm 2 (the default)
-	GraphKNN       = "knn"       // exact top-K over the whole dataset
+	"slices"
 )
 
 // Defaults of Config.
@@ -81,12 +76,11 @@ func (c Config) resolve(n int) (Config, error) {
 		return c, fmt.Errorf("Config.Walk: %w", err)
 	}
 	c.Walk = w
-	switch c.Graph {
-	case "":
-		c.Graph = GraphProximity
-	case GraphProximity, GraphKNN:
-	default:
-		return c, fmt.Errorf("Config.Graph is %q, want %q or %q", c.Graph, GraphProximity, GraphKNN)
+	switch {
+	case c.Graph == "":
+		c.Graph = GraphKinds[0]
+	case !slices.Contains(GraphKinds, c.Graph):
+		return c, fmt.Errorf("Config.Graph is %q, want %s", c.Graph, quoted(GraphKinds, " or "))
 	}
 	if c.Alpha.IsZero() {
 		c.Alpha = DefaultAlpha

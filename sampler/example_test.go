@@ -50,3 +50,94 @@ func ExampleBatchSampler() {
 	// 96 steps of B=64, α now 0.05
 	// more same-class pairs than Uniform: true
 }
+
+// Driving a sampler from any Go loop exactly as package train does: a Spec
+// (the YAML schema of a config file's sampler) builds the sampler and a
+// Driver applies the refresh policy. Here BatchSampler with M = 200
+// candidates, K = 10 neighbours, α from 0.2 to 0.05 and a refresh every
+// t = 25 steps from "cached" embeddings: the dataset is embedded once, for
+// the refresh before step 0; the later refreshes use the projections the
+// loop observed during training.
+func ExampleDriver() {
+	emb, labels, err := sampler.GaussianMixture(sampler.MixtureConfig{N: 2000, C: 10, D: 16, Between: 1, Within: 1.5}, 1)
+	if err != nil {
+		panic(err)
+	}
+	spec := sampler.Spec{
+		Kind: "batchsampler", M: 200, K: 10, Walk: "rwr",
+		Alpha:        sampler.AlphaSchedule{Start: 0.2, End: 0.05},
+		RefreshEvery: 25, Embedding: "cached",
+	}
+	if err := spec.Validate("sampler"); err != nil {
+		panic(err)
+	}
+	s, err := spec.New(emb.N, 64, 42) // N instances, B = 64, seed
+	if err != nil {
+		panic(err)
+	}
+	calls := 0
+	embed := func(which string) (sampler.Embeddings, error) {
+		// In training: the current model's "projection" (or "encoder")
+		// output for all N instances, in evaluation mode.
+		calls++
+		return emb, nil
+	}
+	d, err := sampler.NewDriver(s, sampler.DriverOptions{Embedding: spec.Embedding, Embed: embed, Labels: labels})
+	if err != nil {
+		panic(err)
+	}
+	const total = 100 // T steps
+	for step := 0; step < total; step++ {
+		rep, err := d.BeforeStep(step, total) // α schedule; refresh when due
+		if err != nil {
+			panic(err)
+		}
+		if rep != nil {
+			fmt.Printf("before step %d: graph rebuilt from %s embeddings\n", rep.Step, rep.Source)
+		}
+		batch := d.Next() // B distinct instance indices
+		// ... a training step on batch; its first view's projections:
+		proj := make([]float32, 0, len(batch)*emb.D)
+		for _, i := range batch {
+			proj = append(proj, emb.Row(i)...)
+		}
+		if _, err := d.Observe(batch, proj, emb.D); err != nil {
+			panic(err)
+		}
+	}
+	fmt.Printf("embedded the dataset %d time(s); α now %.2f\n", calls, s.(*sampler.BatchSampler).Alpha())
+	// Output:
+	// before step 0: graph rebuilt from projection embeddings
+	// before step 25: graph rebuilt from cached embeddings
+	// before step 50: graph rebuilt from cached embeddings
+	// before step 75: graph rebuilt from cached embeddings
+	// embedded the dataset 1 time(s); α now 0.05
+}
+
+// With t = 0 (refresh_every: 0) the graph is built once, before training.
+func ExampleDriver_refreshOnce() {
+	emb, _, err := sampler.GaussianMixture(sampler.MixtureConfig{N: 500, C: 5, D: 8, Between: 1, Within: 1}, 1)
+	if err != nil {
+		panic(err)
+	}
+	s, err := sampler.Spec{Kind: "batchsampler", M: 100, K: 10, Alpha: sampler.AlphaSchedule{Start: 0.2, Constant: true}}.New(emb.N, 32, 7)
+	if err != nil {
+		panic(err)
+	}
+	d, err := sampler.NewDriver(s, sampler.DriverOptions{Embed: func(string) (sampler.Embeddings, error) { return emb, nil }})
+	if err != nil {
+		panic(err)
+	}
+	for step := 0; step < 50; step++ {
+		rep, err := d.BeforeStep(step, 50)
+		if err != nil {
+			panic(err)
+		}
+		if rep != nil {
+			fmt.Println("refresh before step", rep.Step)
+		}
+		d.Next()
+	}
+	// Output:
+	// refresh before step 0
+}

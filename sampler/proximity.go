@@ -16,6 +16,16 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 )
 
+// Graph kinds of Config.Graph and Spec.Graph.
+const (
+	GraphProximity = "proximity" // Algorithm 2, BuildProximityGraph (the default)
+	GraphKNN       = "knn"       // exact top-K over the whole dataset, BuildKNNGraph
+)
+
+// GraphKinds lists the graph kinds, the default (GraphProximity, also meant
+// by "") first. Config.Graph and Spec.Graph accept exactly these.
+var GraphKinds = []string{GraphProximity, GraphKNN}
+
 // Candidate sharing modes of GraphOptions.CandidateSharing.
 const (
 	// ShareBlock lets a block of BlockSize nodes share one candidate draw, so

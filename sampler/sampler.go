@@ -16,6 +16,11 @@
 //   - walk.go: Algorithm 3, random walk with restart (and RW, BFS, DFS).
 //   - batchsampler.go: BatchSampler (Config, epochs, Refresh, state);
 //     schedule.go: the α schedule; knn.go: the kNN Sampler baseline.
+//   - spec.go: Spec, a sampler as a config file describes it (YAML schema,
+//     Validate, New); refresh.go: Driver, Algorithm 1's refresh policy
+//     (SetProgress, a Refresh every t steps from fresh or cached
+//     embeddings, timing, checkpoint state), the way package train runs a
+//     sampler and any other Go loop can.
 //   - diagnostics.go: false-negative ratio, in-batch cosine, graph
 //     statistics; stats.go: the Gaussian-mixture comparison behind
 //     cmd/samplerstats.
@@ -55,7 +60,8 @@ func (e Embeddings) Row(i int) []float32 { return e.Data[i*e.D : (i+1)*e.D] }
 
 // Refresher is implemented by samplers that need embeddings of the whole
 // dataset: the training loop calls Refresh before step s whenever
-// RefreshEvery() > 0 and s%RefreshEvery() == 0 (and always before step 0).
+// RefreshEvery() > 0 and s%RefreshEvery() == 0 (and always before step 0);
+// Driver does this (RefreshDue).
 type Refresher interface {
 	RefreshEvery() int
 	Refresh(e Embeddings) error

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Walk kinds of Config.Walk.
@@ -17,6 +20,10 @@ const (
 	WalkBFS = "bfs" // breadth-first search from the start node
 	WalkDFS = "dfs" // random-order depth-first search from the start node
 )
+
+// Walks lists the walk kinds, the default (WalkRWR, also meant by "") first.
+// Config.Walk and Spec.Walk accept exactly these.
+var Walks = []string{WalkRWR, WalkRW, WalkBFS, WalkDFS}
 
 // stallFactor sets how long a random walk may go without meeting a new node
 // before it is considered stuck: stallFactor·(K+1) consecutive steps.
@@ -459,13 +466,22 @@ func gcd(a, b int32) int32 {
 	return a
 }
 
-// validWalk checks a walk kind name ("" means WalkRWR).
+// validWalk checks a walk kind name ("" means WalkRWR, the first of Walks).
 func validWalk(kind string) (string, error) {
-	switch kind {
-	case "":
-		return WalkRWR, nil
-	case WalkRWR, WalkRW, WalkBFS, WalkDFS:
+	if kind == "" {
+		return Walks[0], nil
+	}
+	if slices.Contains(Walks, kind) {
 		return kind, nil
 	}
-	return "", fmt.Errorf("walk %q is not one of %q, %q, %q, %q", kind, WalkRWR, WalkRW, WalkBFS, WalkDFS)
+	return "", fmt.Errorf("walk %q is not one of %s", kind, quoted(Walks, ", "))
+}
+
+// quoted returns the values of list quoted and joined with sep.
+func quoted(list []string, sep string) string {
+	q := make([]string, len(list))
+	for i, v := range list {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, sep)
 }

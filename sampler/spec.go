@@ -1,0 +1,201 @@
+package sampler
+
+// The sampler's configuration as it appears in a YAML config file (a
+// `sampler:` entry or one item of `samplers:`), its validation and the
+// constructor of the sampler it describes. Training (package train) and any
+// other Go loop read the same schema and build the same samplers from it.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Sampler kinds of Spec.Kind.
+const (
+	KindUniform      = "uniform"      // Uniform: a fresh permutation every epoch
+	KindKNN          = "knn"          // KNN: an anchor and its B−1 nearest neighbours
+	KindBatchSampler = "batchsampler" // BatchSampler: walks on a proximity graph
+)
+
+// Kinds lists the allowed values of Spec.Kind (there is no default).
+var Kinds = []string{KindUniform, KindKNN, KindBatchSampler}
+
+// Spec chooses how mini-batches are formed: the YAML schema of a sampler in
+// a config file. The zero values of Walk, Graph and Embedding mean their
+// defaults (rwr, proximity, projection). Validate checks a Spec and New
+// builds the sampler; a Driver (refresh.go) runs it in a training loop.
+type Spec struct {
+	// Kind is "uniform", "knn" or "batchsampler".
+	Kind string `yaml:"kind"`
+	// Label names the sampler in results (default: Kind, or a description
+	// of the walk and graph for ablations).
+	Label string `yaml:"label"`
+	M     int    `yaml:"m"`
+	K     int    `yaml:"k"`
+	// Walk is rwr, rw, bfs or dfs; Graph is proximity or knn.
+	Walk  string        `yaml:"walk"`
+	Graph string        `yaml:"graph"`
+	Alpha AlphaSchedule `yaml:"alpha"`
+	// RefreshEvery is t, the number of iterations between graph rebuilds.
+	RefreshEvery int `yaml:"refresh_every"`
+	// Embedding is the representation the graph is built from:
+	// "projection" (default: the whole dataset re-embedded by the current
+	// encoder in evaluation mode at every refresh), "encoder" (the same with
+	// the encoder's output), or "cached" (the projections of the first view
+	// computed during training, kept per instance, as the published code
+	// does: no re-embedding cost, but stale for instances not seen recently;
+	// the dataset is embedded once before the first step).
+	Embedding string `yaml:"embedding"`
+	// MaxWalkSteps caps one walk; 0 is the sampler's default.
+	MaxWalkSteps int `yaml:"max_walk_steps"`
+}
+
+// AlphaSchedule is the restart probability: a number (constant) or
+// {start, end} (linear decay over training).
+type AlphaSchedule struct {
+	Start float64 `yaml:"start"`
+	End   float64 `yaml:"end"`
+	// Constant is true when the YAML gave a single number.
+	Constant bool `yaml:"-"`
+}
+
+// UnmarshalYAML accepts `alpha: 0.2` or `alpha: {start: 0.2, end: 0.05}`.
+func (a *AlphaSchedule) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		var v float64
+		if err := n.Decode(&v); err != nil {
+			return fmt.Errorf("line %d: alpha must be a number or {start, end}: %w", n.Line, err)
+		}
+		*a = AlphaSchedule{Start: v, End: v, Constant: true}
+		return nil
+	}
+	type plain AlphaSchedule
+	var p plain
+	if err := n.Decode(&p); err != nil {
+		return err
+	}
+	*a = AlphaSchedule(p)
+	return nil
+}
+
+// MarshalYAML writes a constant schedule as a number.
+func (a AlphaSchedule) MarshalYAML() (any, error) {
+	if a.Constant {
+		return a.Start, nil
+	}
+	return map[string]float64{"start": a.Start, "end": a.End}, nil
+}
+
+// Schedule is the α schedule BatchSampler runs: constant at Start, or
+// linear from Start to End. The zero AlphaSchedule (no alpha in the YAML) is
+// the linear schedule 0 → 0, i.e. α = 0, not Config's default.
+func (a AlphaSchedule) Schedule() Schedule {
+	kind := ScheduleLinear
+	if a.Constant {
+		kind = ScheduleConstant
+	}
+	return Schedule{Start: a.Start, End: a.End, Kind: kind}
+}
+
+// oneOf checks that v is one of allowed. With defaultFirst the empty string
+// is accepted too (it means allowed[0], the default) and the list says so.
+func oneOf(key, v string, allowed []string, defaultFirst bool) error {
+	if slices.Contains(allowed, v) || (defaultFirst && v == "") {
+		return nil
+	}
+	list := slices.Clone(allowed)
+	if defaultFirst && len(list) > 0 {
+		list[0] += " (default)"
+	}
+	return fmt.Errorf("%s: %q is not allowed; allowed values: %s", key, v, strings.Join(list, ", "))
+}
+
+// Validate checks the spec and returns the first error, naming its key
+// below key (the spec's own key path, e.g. "samplers[1]"): for instance
+// "samplers[1].m: must be >= k (100), got 50". A uniform spec is checked
+// for its kind only; a knn spec for kind, embedding and refresh_every. The
+// allowed values of kind, walk, graph and embedding are Kinds, Walks,
+// GraphKinds and EmbeddingSources.
+func (s Spec) Validate(key string) error {
+	if err := oneOf(key+".kind", s.Kind, Kinds, false); err != nil {
+		return err
+	}
+	if s.Kind == KindUniform {
+		return nil
+	}
+	if err := oneOf(key+".embedding", s.Embedding, EmbeddingSources, true); err != nil {
+		return err
+	}
+	if s.RefreshEvery < 0 {
+		return fmt.Errorf("%s.refresh_every: must be >= 0, got %d", key, s.RefreshEvery)
+	}
+	if s.Kind == KindKNN {
+		return nil
+	}
+	if err := oneOf(key+".walk", s.Walk, Walks, true); err != nil {
+		return err
+	}
+	if err := oneOf(key+".graph", s.Graph, GraphKinds, true); err != nil {
+		return err
+	}
+	if s.K <= 0 {
+		return fmt.Errorf("%s.k: must be a positive integer, got %d", key, s.K)
+	}
+	if s.M < s.K {
+		return fmt.Errorf("%s.m: must be >= k (%d), got %d", key, s.K, s.M)
+	}
+	for _, a := range []struct {
+		k string
+		v float64
+	}{{"alpha.start", s.Alpha.Start}, {"alpha.end", s.Alpha.End}} {
+		if !(a.v >= 0 && a.v <= 1) {
+			return fmt.Errorf("%s.%s: must be in [0, 1], got %v", key, a.k, a.v)
+		}
+	}
+	return nil
+}
+
+// DisplayName is the sampler's name in results: Label, else Kind.
+func (s Spec) DisplayName() string {
+	if s.Label != "" {
+		return s.Label
+	}
+	return s.Kind
+}
+
+// New builds the sampler the spec describes over n instances with batch
+// size b (B) and the given seed: NewUniform(n, b, seed), NewKNN(n, b, t,
+// seed), or NewBatchSampler with M, K, Walk, Graph, α (Alpha.Schedule()), t
+// and MaxWalkSteps, the other Config fields left at their defaults. The
+// spec is checked first (Validate with key "sampler").
+func (s Spec) New(n, b int, seed uint64) (Sampler, error) {
+	if err := s.Validate("sampler"); err != nil {
+		return nil, err
+	}
+	switch s.Kind {
+	case KindUniform:
+		u, err := NewUniform(n, b, seed)
+		if err != nil {
+			return nil, err
+		}
+		return u, nil
+	case KindKNN:
+		k, err := NewKNN(n, b, s.RefreshEvery, seed)
+		if err != nil {
+			return nil, err
+		}
+		return k, nil
+	}
+	bs, err := NewBatchSampler(Config{
+		BatchSize: b, M: s.M, K: s.K, Walk: s.Walk, Graph: s.Graph,
+		Alpha:        s.Alpha.Schedule(),
+		RefreshEvery: s.RefreshEvery, MaxWalkSteps: s.MaxWalkSteps,
+	}, n, seed)
+	if err != nil {
+		return nil, err
+	}
+	return bs, nil
+}
