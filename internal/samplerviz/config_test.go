@@ -35,6 +35,7 @@ func TestParseConfigRejects(t *testing.T) {
 		{"alphas value", "sampler: {alphas: [0.2, -1]}\n", []string{"sampler.alphas[1] = -1"}},
 		{"alphas too many", "sampler: {alphas: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}\n", []string{"sampler.alphas has 7 values"}},
 		{"batches", "batches: 0\n", []string{"batches = 0"}},
+		{"line of a bad value", "points: {n: 300}\nsampler:\n  k: 0\n", []string{"sampler.k = 0 (line 3): want between 1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseConfig(strings.NewReader(tc.yaml))
