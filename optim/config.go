@@ -16,8 +16,10 @@ var Kinds = []string{"adam", "adamw", "sgd", "lars"}
 // are ignored: Beta1, Beta2 and Eps are Adam's and AdamW's, Momentum and
 // Nesterov SGD's and LARS's, TrustCoefficient LARS's.
 type Config struct {
-	Kind             string         `yaml:"kind"`
-	LR               float64        `yaml:"lr"`
+	Kind string `yaml:"kind"`
+	// LR is the base learning rate. It has no YAML key of its own: the
+	// training configuration gives it as train.lr and copies it here.
+	LR               float64        `yaml:"-"`
 	WeightDecay      float64        `yaml:"weight_decay"`
 	Momentum         float64        `yaml:"momentum"`
 	Beta1            float64        `yaml:"beta1"`

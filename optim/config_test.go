@@ -102,6 +102,16 @@ func TestNew(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(c.yaml), &cfg); err != nil {
 			t.Fatal(err)
 		}
+		// lr has no YAML key of its own (train.lr is copied into it).
+		var lr struct {
+			LR *float64 `yaml:"lr"`
+		}
+		if err := yaml.Unmarshal([]byte(c.yaml), &lr); err != nil {
+			t.Fatal(err)
+		}
+		if lr.LR != nil {
+			cfg.LR = *lr.LR
+		}
 		o, err := New(cfg, params)
 		if err != nil {
 			t.Errorf("%s: %v", c.yaml, err)

@@ -10,42 +10,45 @@ import (
 
 // nci1Modality loads NCI1 from the shared data (skipping when absent) and
 // builds the GraphCL modality with the default config.
-func nci1Modality(b *testing.B) (Modality, *Config) {
+func nci1Modality(b *testing.B) (Method, *Config, int) {
 	root := testenv.Path(b)
 	return benchModality(b, "data: {source: tu, name: NCI1, path: tu/NCI1}\n", "data.root="+root)
 }
 
 // benchModality parses a config, loads its dataset and builds the modality
 // of seed 1.
-func benchModality(b *testing.B, yaml string, sets ...string) (Modality, *Config) {
+func benchModality(b *testing.B, yaml string, sets ...string) (Method, *Config, int) {
 	cfg, err := ParseConfig([]byte(yaml), sets)
 	if err != nil {
 		b.Fatal(err)
 	}
-	bl := builders[cfg.Modality]
-	ds, err := bl.Load(&cfg)
+	ds, err := dataSpecs[cfg.Modality].Load(&cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	mod, err := bl.New(&cfg, ds, 1)
+	ms, err := methodFor(&cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return mod, &cfg
+	mod, err := ms.New(&cfg, ds, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return mod, &cfg, ds.NumInstances()
 }
 
 // BenchmarkGraphCLStepNCI1 measures one GraphCL training step on 128 NCI1
 // graphs: augmentation, packing, two GIN forward passes, the loss, the
 // backward pass and Adam.
 func BenchmarkGraphCLStepNCI1(b *testing.B) {
-	mod, cfg := nci1Modality(b)
+	mod, cfg, n := nci1Modality(b)
 	opt := model.NewAdam(cfg.Train.LR, mod.Params())
 	rng := rand.New(rand.NewPCG(1, 2))
 	idx := make([]int, 128)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for j := range idx {
-			idx[j] = rng.IntN(mod.NumInstances())
+			idx[j] = rng.IntN(n)
 		}
 		res, err := mod.Step(idx, rng)
 		if err != nil {
@@ -60,10 +63,10 @@ func BenchmarkGraphCLStepNCI1(b *testing.B) {
 // BenchmarkEmbedNCI1 measures embedding all 4,110 NCI1 graphs in
 // evaluation mode (what a fresh BatchSampler refresh costs).
 func BenchmarkEmbedNCI1(b *testing.B) {
-	mod, _ := nci1Modality(b)
+	mod, _, _ := nci1Modality(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := mod.Embed("projection"); err != nil {
+		if _, err := mod.Embed("train", "projection"); err != nil {
 			b.Fatal(err)
 		}
 	}

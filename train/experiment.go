@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -14,6 +15,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/batchsampler-go/batchsampler/model"
+	"github.com/batchsampler-go/batchsampler/optim"
+	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
 // Options control where and how an experiment runs.
@@ -23,7 +26,66 @@ type Options struct {
 	// Resume continues the runs found in OutDir instead of refusing to
 	// reuse a directory that already holds a run.
 	Resume bool
-	Hooks  Hooks
+	// Observer watches the runs (progress, log lines).
+	Observer Observer
+}
+
+// Observer lets the caller watch a run (progress bar, log lines) without
+// the library printing anything itself. Nil functions are skipped.
+type Observer struct {
+	RunStart func(run string, startStep, totalSteps int)
+	Step     func(StepInfo)
+	Log      func(msg string)
+	RunEnd   func(run string)
+}
+
+func (o Observer) logf(format string, a ...any) {
+	if o.Log != nil {
+		o.Log(fmt.Sprintf(format, a...))
+	}
+}
+
+func (o Observer) runStart(run string, start, total int) {
+	if o.RunStart != nil {
+		o.RunStart(run, start, total)
+	}
+}
+
+// StepInfo is passed to Observer.Step after every optimisation step.
+type StepInfo struct {
+	Run        string
+	Step       int // 1-based count of finished steps
+	TotalSteps int
+	Epoch      int // 1-based
+	Loss       float64
+	Elapsed    time.Duration
+}
+
+// EvalRecord is one evaluation during or at the end of a run.
+type EvalRecord struct {
+	Step   int     `json:"step"`
+	Epoch  int     `json:"epoch"`
+	Metric string  `json:"metric"`
+	Value  float64 `json:"value"`
+	Std    float64 `json:"std"`
+}
+
+// RunResult is the outcome of one finished run.
+type RunResult struct {
+	ID             string       `json:"id"`
+	Sampler        string       `json:"sampler"`
+	Seed           uint64       `json:"seed"`
+	Steps          int          `json:"steps"`
+	Metric         string       `json:"metric"`
+	Value          float64      `json:"value"`
+	FoldStd        float64      `json:"fold_std"`
+	TrainSeconds   float64      `json:"train_seconds"`
+	SamplerSeconds float64      `json:"sampler_seconds"`
+	EvalSeconds    float64      `json:"eval_seconds"`
+	FinalFNRatio   *float64     `json:"final_fn_ratio,omitempty"` // nil without labels
+	FinalCoverage  float64      `json:"final_coverage,omitempty"`
+	Evals          []EvalRecord `json:"evals,omitempty"`
+	Detail         any          `json:"detail,omitempty"`
 }
 
 // Run trains every (sampler, seed) pair of cfg, evaluates each, and writes
@@ -31,10 +93,6 @@ type Options struct {
 func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	b, ok := builders[cfg.Modality]
-	if !ok {
-		return nil, fmt.Errorf("modality %q is not available", cfg.Modality)
 	}
 	dir := opt.OutDir
 	cfgPath := filepath.Join(dir, "config.yaml")
@@ -44,7 +102,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 		}
 	}
 	// Load the data first: a bad dataset leaves no half-made run directory.
-	ds, err := b.Load(&cfg)
+	ds, err := dataSpecs[cfg.Modality].Load(&cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +118,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 			return nil, err
 		}
 	}
-	opt.Hooks.logf("dataset %s: %d instances, %d classes", ds.Name(), ds.NumInstances(), ds.NumClasses())
+	opt.Observer.logf("dataset %s: %d instances, %d classes", ds.Name(), ds.NumInstances(), ds.NumClasses())
 
 	var specs []RunSpec
 	for _, sc := range cfg.SamplerList() {
@@ -94,7 +152,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 
 	var results []RunResult
 	for _, sp := range specs {
-		rr, err := runOne(ctx, &cfg, b, ds, sp, dir, opt.Hooks)
+		rr, err := runOne(ctx, &cfg, ds, sp, dir, opt.Observer)
 		if err != nil {
 			return nil, err
 		}
@@ -105,18 +163,97 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 		return nil, err
 	}
 	if err := writePlots(dir); err != nil {
-		opt.Hooks.logf("plots: %v", err)
+		opt.Observer.logf("plots: %v", err)
 	}
 	return res, nil
 }
 
+// newRun builds one run: the method, its optimizer, the sampler and its
+// driver, the protocol and the hooks. It does not restore a checkpoint.
+func newRun(cfg *Config, ds Dataset, sp RunSpec, rdir string, obs Observer) (*run, map[string]any, error) {
+	ms, err := methodFor(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	ps, err := protocolFor(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	method, err := ms.New(cfg, ds, subSeed(sp.Seed, "model"))
+	if err != nil {
+		return nil, nil, err
+	}
+	protocol := ps.New(cfg)
+	var untrained map[string]any
+	if us, ok := protocol.(UntrainedScorer); ok {
+		if untrained, err = us.Untrained(EvalEnv{Cfg: cfg, Data: ds, Method: method, Seed: sp.Seed}); err != nil {
+			return nil, nil, fmt.Errorf("%s: score the untrained networks: %w", sp.ID(), err)
+		}
+	}
+	smp, err := sp.Sampler.New(ds.NumInstances(), cfg.Train.BatchSize, subSeed(sp.Seed, "sampler"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", sp.ID(), err)
+	}
+	driver, err := sampler.NewDriver(smp, sampler.DriverOptions{
+		Embedding: sp.Sampler.Embedding, Labels: ds.Labels(),
+		Embed: func(which string) (sampler.Embeddings, error) { return method.Embed("train", which) },
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", sp.ID(), err)
+	}
+	oc := cfg.Optim
+	oc.LR = cfg.Train.LR
+	opt, err := optim.New(oc, optimParams(method.Params()))
+	if err != nil {
+		return nil, nil, fmt.Errorf("optim: %w", err)
+	}
+	bpe := smp.BatchesPerEpoch()
+	sched, err := oc.Schedule.Resolve(oc.LR, bpe)
+	if err != nil {
+		return nil, nil, fmt.Errorf("optim.%w", err)
+	}
+	augSrc := rand.NewPCG(subSeed(sp.Seed, "augment"), 1)
+	r := &run{
+		cfg: cfg, spec: sp, dir: rdir, data: ds, method: method, protocol: protocol,
+		smp: driver, opt: opt, sched: sched, augSrc: augSrc, aug: rand.New(augSrc), obs: obs,
+		labels: ds.Labels(), bpe: bpe, total: cfg.Train.Epochs * bpe,
+		statefulHooks: map[string]Stateful{},
+	}
+	var sel *selectHook
+	if cfg.Eval.SelectEvery > 0 {
+		dev, ok := protocol.(DevScorer)
+		if !ok {
+			return nil, nil, fmt.Errorf("eval.select_every: eval.kind %s has no development set to select on", cfg.Eval.Kind)
+		}
+		sel = newSelectHook(cfg.Eval.SelectEvery, dev, method.Params())
+		r.statefulHooks["select"] = sel
+	}
+	r.addHooks(sel)
+	r.sel = sel
+	return r, untrained, nil
+}
+
+// optimParams are the trainable parameters of a method as the optimizer
+// sees them: one-dimensional ones (biases, normalisation scale and shift)
+// are excluded from weight decay and LARS adaptation, as MoCo v3 does.
+func optimParams(ps []*model.Param) []optim.Param {
+	var out []optim.Param
+	for _, p := range ps {
+		if p == nil || !p.Trainable {
+			continue
+		}
+		out = append(out, optim.Param{Name: p.Name, Value: p.Value.Float32s(), NoDecay: p.Value.Dims() == 1})
+	}
+	return out
+}
+
 // runOne trains and evaluates one run, or loads its result if it finished.
-func runOne(ctx context.Context, cfg *Config, b Builder, ds Dataset, sp RunSpec, dir string, hooks Hooks) (*RunResult, error) {
+func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string, obs Observer) (*RunResult, error) {
 	rdir := filepath.Join(dir, "runs", sp.ID())
 	resPath := filepath.Join(rdir, "result.json")
 	var done RunResult
 	if err := readJSON(resPath, &done); err == nil {
-		hooks.logf("%s: finished earlier, %s %.2f", sp.ID(), done.Metric, done.Value)
+		obs.logf("%s: finished earlier, %s %.2f", sp.ID(), done.Metric, done.Value)
 		return &done, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -124,30 +261,21 @@ func runOne(ctx context.Context, cfg *Config, b Builder, ds Dataset, sp RunSpec,
 	if err := os.MkdirAll(rdir, 0o755); err != nil {
 		return nil, err
 	}
-	mod, err := b.New(cfg, ds, subSeed(sp.Seed, "model"))
+	r, untrained, err := newRun(cfg, ds, sp, rdir, obs)
 	if err != nil {
 		return nil, err
-	}
-	smp, err := newSampler(sp.Sampler, mod.NumInstances(), cfg.Train.BatchSize, subSeed(sp.Seed, "sampler"))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sp.ID(), err)
 	}
 	mw, err := openMetrics(filepath.Join(rdir, "metrics.jsonl"), filepath.Join(dir, "metrics.jsonl"))
 	if err != nil {
 		return nil, err
 	}
 	defer mw.close()
-	augSrc := rand.NewPCG(subSeed(sp.Seed, "augment"), 1)
-	r := &runner{
-		cfg: cfg, spec: sp, dir: rdir, mod: mod, smp: smp,
-		opt:    model.NewAdam(cfg.Train.LR, mod.Params()),
-		augSrc: augSrc, aug: rand.New(augSrc), hooks: hooks, labels: mod.Labels(), metrics: mw,
-	}
+	r.metrics = mw
 	if c, err := loadCheckpoint(r.ckptPath()); err == nil {
 		if err := r.restore(c); err != nil {
 			return nil, fmt.Errorf("%s: resume: %w", sp.ID(), err)
 		}
-		hooks.logf("%s: resuming at step %d", sp.ID(), r.step)
+		obs.logf("%s: resuming at step %d", sp.ID(), r.step)
 	} else if !os.IsNotExist(err) {
 		return nil, err
 	}
@@ -155,27 +283,54 @@ func runOne(ctx context.Context, cfg *Config, b Builder, ds Dataset, sp RunSpec,
 		return nil, err
 	}
 	t0 := time.Now()
-	emb, err := mod.Embed("encoder")
-	if err != nil {
-		return nil, fmt.Errorf("%s: embed for evaluation: %w", sp.ID(), err)
-	}
-	sc, err := mod.Evaluate(emb, sp.Seed)
+	env, err := r.evalEnv()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sp.ID(), err)
 	}
+	sc, err := r.protocol.Evaluate(env)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sp.ID(), err)
+	}
+	detail := map[string]any{}
+	for k, v := range sc.Detail {
+		detail[k] = v
+	}
+	if r.sel != nil && r.sel.step >= 0 {
+		for k, v := range sc.Detail {
+			detail[k+"_final"] = v
+		}
+		// Report the selected parameters; the final ones stay in the model.
+		r.sel.swap()
+		best, err := r.evalEnv()
+		if err == nil {
+			sc, err = r.protocol.Evaluate(best)
+		}
+		r.sel.swap()
+		if err != nil {
+			return nil, fmt.Errorf("%s: evaluate the selected parameters (step %d): %w", sp.ID(), r.sel.step, err)
+		}
+		for k, v := range sc.Detail {
+			detail[k] = v
+		}
+		detail["best_step"] = r.sel.step
+	}
+	for k, v := range untrained {
+		detail[k] = v
+	}
+	sc.Detail = detail
 	evalSec := time.Since(t0).Seconds()
 	if cfg.ExportEmbeddings {
-		if err := exportNPY(filepath.Join(dir, "embeddings"), sp.ID(), emb.Data, emb.N, emb.D, mod.Labels()); err != nil {
+		if err := exportNPY(filepath.Join(dir, "embeddings"), sp.ID(), env.Train.Data, env.Train.N, env.Train.D, ds.Labels()); err != nil {
 			return nil, err
 		}
 	}
 	rr := &RunResult{
 		ID: sp.ID(), Sampler: sp.Sampler.DisplayName(), Seed: sp.Seed, Steps: r.step,
 		Metric: sc.Metric, Value: sc.Value, FoldStd: sc.Std,
-		TrainSeconds: r.trainSeconds, SamplerSeconds: r.samplerSeconds, EvalSeconds: evalSec,
+		TrainSeconds: r.trainSeconds, SamplerSeconds: r.smp.SamplerSeconds(), EvalSeconds: evalSec,
 		FinalFNRatio: r.lastEpochFN, Evals: r.evals, Detail: sc.Detail,
 	}
-	if c, ok := smp.(interface{ Coverage() float64 }); ok {
+	if c, ok := r.smp.Sampler().(interface{ Coverage() float64 }); ok {
 		rr.FinalCoverage = c.Coverage()
 	}
 	if err := mw.write(map[string]any{"event": "final", "run": sp.ID(), "step": r.step, "metric": sc.Metric, "value": sc.Value, "std": sc.Std, "eval_seconds": evalSec}); err != nil {
@@ -188,11 +343,30 @@ func runOne(ctx context.Context, cfg *Config, b Builder, ds Dataset, sp RunSpec,
 	if sc.Std > 0 {
 		spread = fmt.Sprintf(" ± %.2f over folds", sc.Std)
 	}
-	hooks.logf("%s: %s %.2f%s (train %.1fs, eval %.1fs)", sp.ID(), sc.Metric, sc.Value, spread, r.trainSeconds, evalSec)
-	if hooks.RunEnd != nil {
-		hooks.RunEnd(sp.ID())
+	obs.logf("%s: %s %.2f%s (train %.1fs, eval %.1fs)", sp.ID(), sc.Metric, sc.Value, spread, r.trainSeconds, evalSec)
+	if obs.RunEnd != nil {
+		obs.RunEnd(sp.ID())
 	}
 	return rr, nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // exportNPY writes DIR/<id>_embeddings.npy (N×d float64) and <id>_labels.npy (int64).

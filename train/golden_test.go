@@ -49,7 +49,7 @@ func goldenShortening(cfg Config) []string {
 			}
 		}
 	case "text":
-		sets = append(sets, "data.text.max_sentences=2500", "data.text.vectors_cache=", "text.dev_eval_every=15")
+		sets = append(sets, "data.text.max_sentences=2500", "data.text.vectors_cache=", "eval.select_every=15")
 	}
 	return sets
 }
@@ -59,7 +59,7 @@ func goldenShortening(cfg Config) []string {
 // budget of steps.
 func goldenEpochs(t *testing.T, cfg *Config) int {
 	t.Helper()
-	ds, err := builders[cfg.Modality].Load(cfg)
+	ds, err := dataSpecs[cfg.Modality].Load(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // benchmark on generated 32×32 images: ResNet-14 (3×3 stem of 16 channels,
 // three stages of two BasicBlocks at 16/32/64), projection 64-64-128,
 // NT-Xent τ = 0.5, Adam 1e-3.
-func benchImageModality(b *testing.B, arch string) (Modality, *Config) {
+func benchImageModality(b *testing.B, arch string) (Method, *Config, int) {
 	return benchModality(b, "modality: image\n",
 		"data.image.images=512", "data.image.test_images=64", "model.arch="+arch, "model.proj_hidden=64")
 }
@@ -23,13 +23,13 @@ func benchImageModality(b *testing.B, arch string) (Modality, *Config) {
 func BenchmarkSimCLRStep(b *testing.B) {
 	for _, arch := range []string{"resnet14", "resnet8"} {
 		b.Run(arch, func(b *testing.B) {
-			mod, cfg := benchImageModality(b, arch)
+			mod, cfg, n := benchImageModality(b, arch)
 			opt := model.NewAdam(cfg.Train.LR, mod.Params())
 			rng := rand.New(rand.NewPCG(1, 2))
 			idx := make([]int, 128)
 			step := func() {
 				for j := range idx {
-					idx[j] = rng.IntN(mod.NumInstances())
+					idx[j] = rng.IntN(n)
 				}
 				res, err := mod.Step(idx, rng)
 				if err != nil {
@@ -54,10 +54,10 @@ func BenchmarkSimCLRStep(b *testing.B) {
 // BenchmarkImageEmbed measures evaluation-mode embedding of 512 images
 // (what one BatchSampler refresh costs per 512 training images).
 func BenchmarkImageEmbed(b *testing.B) {
-	mod, _ := benchImageModality(b, "resnet14")
+	mod, _, _ := benchImageModality(b, "resnet14")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := mod.Embed("projection"); err != nil {
+		if _, err := mod.Embed("train", "projection"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -50,12 +50,12 @@ func TestImageRunAndResume(t *testing.T) {
 
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	hooks := Hooks{Step: func(s StepInfo) {
+	hooks := Observer{Step: func(s StepInfo) {
 		if s.Run == "bs-seed0" && s.Step == 7 {
 			cancel()
 		}
 	}}
-	if _, err := Run(ctx, cfg, Options{OutDir: dir, Hooks: hooks}); !errors.Is(err, ErrInterrupted) {
+	if _, err := Run(ctx, cfg, Options{OutDir: dir, Observer: hooks}); !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("want ErrInterrupted, got %v", err)
 	}
 	got, err := Run(context.Background(), cfg, Options{OutDir: dir, Resume: true})

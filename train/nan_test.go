@@ -25,23 +25,49 @@ type fakeModality struct {
 	labels []int
 }
 
-type fakeDataset struct{ n int }
+type fakeDataset struct {
+	n          int
+	unlabelled bool
+}
 
 func (d fakeDataset) Name() string      { return "fake" }
 func (d fakeDataset) NumInstances() int { return d.n }
-func (d fakeDataset) Labels() []int     { return make([]int, d.n) }
-func (d fakeDataset) NumClasses() int   { return 1 }
+func (d fakeDataset) Labels() []int {
+	if d.unlabelled {
+		return nil
+	}
+	return make([]int, d.n)
+}
+func (d fakeDataset) NumClasses() int { return 1 }
 
-type fakeBuilder struct{ nanAt int }
+func (d fakeDataset) Splits() []string { return []string{"train"} }
 
-func (f fakeBuilder) Load(*Config) (Dataset, error) { return fakeDataset{n: 40}, nil }
-func (f fakeBuilder) New(_ *Config, ds Dataset, _ uint64) (Modality, error) {
-	p := &model.Param{Name: "w", Trainable: true, Value: tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{1}))}
-	return &fakeModality{n: ds.NumInstances(), p: p, nanAt: f.nanAt, labels: ds.Labels()}, nil
+// registerFake registers a fake modality (40 instances), its method
+// (a NaN loss at step nanAt, no labels when unlabelled) and protocol.
+func registerFake(name string, nanAt int, unlabelled bool) {
+	RegisterData(name, DataSpec{
+		Load: func(*Config) (Dataset, error) { return fakeDataset{n: 40, unlabelled: unlabelled}, nil },
+		Defaults: func() Config {
+			c := DefaultConfig()
+			c.Modality, c.Eval.Kind = name, "fake"
+			return c
+		},
+	}, name)
+	RegisterMethod(name, MethodSpec{Modalities: []string{name}, New: func(_ *Config, ds Dataset, _ uint64) (Method, error) {
+		p := &model.Param{Name: "w", Trainable: true, Value: tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{1}))}
+		f := &fakeModality{n: ds.NumInstances(), p: p, nanAt: nanAt, labels: ds.Labels()}
+		return f, nil
+	}})
+	ps := protocolSpecs["fake"]
+	ps.Modalities = append(ps.Modalities, name)
+	ps.New = func(*Config) Protocol { return fakeProtocol{} }
+	RegisterProtocol("fake", ps)
 }
 
-func (f *fakeModality) NumInstances() int      { return f.n }
-func (f *fakeModality) Labels() []int          { return f.labels }
+type fakeProtocol struct{}
+
+func (fakeProtocol) Evaluate(EvalEnv) (Score, error) { return Score{Metric: "fake", Value: 1}, nil }
+
 func (f *fakeModality) Params() []*model.Param { return []*model.Param{f.p} }
 func (f *fakeModality) Step(idx []int, _ *rand.Rand) (StepResult, error) {
 	f.steps++
@@ -51,15 +77,12 @@ func (f *fakeModality) Step(idx []int, _ *rand.Rand) (StepResult, error) {
 	}
 	return StepResult{Loss: l, Grads: [][]float32{{0.1}}, Proj: make([]float32, 2*len(idx)), ProjDim: 2}, nil
 }
-func (f *fakeModality) Embed(string) (sampler.Embeddings, error) {
+func (f *fakeModality) Embed(_, _ string) (sampler.Embeddings, error) {
 	return sampler.Embeddings{N: f.n, D: 1, Data: make([]float32, f.n)}, nil
-}
-func (f *fakeModality) Evaluate(sampler.Embeddings, uint64) (Score, error) {
-	return Score{Metric: "fake", Value: 1}, nil
 }
 
 func TestNaNLossStopsAndKeepsCheckpoint(t *testing.T) {
-	Register("fake-nan", fakeBuilder{nanAt: 7}) // 40 instances, B=10: 4 steps per epoch
+	registerFake("fake-nan", 7, false) // 40 instances, B=10: 4 steps per epoch
 	cfg := mustParse(t, "modality: fake-nan\ndata: {source: synthetic}\ntrain: {epochs: 3, batch_size: 10}\n")
 	dir := t.TempDir()
 	_, err := Run(context.Background(), cfg, Options{OutDir: dir})
@@ -78,20 +101,11 @@ func TestNaNLossStopsAndKeepsCheckpoint(t *testing.T) {
 	}
 }
 
-// unlabelled is a fake modality without labels (as text corpora are): the
-// loop must log no false-negative ratio, and JSON must stay valid.
-type unlabelledBuilder struct{ fakeBuilder }
-
-func (u unlabelledBuilder) New(c *Config, ds Dataset, s uint64) (Modality, error) {
-	m, err := u.fakeBuilder.New(c, ds, s)
-	if err == nil {
-		m.(*fakeModality).labels = nil
-	}
-	return m, err
-}
-
+// TestUnlabelledModality runs a fake modality without labels (as text
+// corpora are): the loop must log no false-negative ratio, and JSON must
+// stay valid.
 func TestUnlabelledModality(t *testing.T) {
-	Register("fake-unlabelled", unlabelledBuilder{})
+	registerFake("fake-unlabelled", 0, true)
 	cfg := mustParse(t, "modality: fake-unlabelled\ndata: {source: synthetic}\ntrain: {epochs: 2, batch_size: 10}\n"+
 		"samplers: [{kind: uniform}, {kind: batchsampler, m: 20, k: 5, alpha: 0.5, refresh_every: 3}]\n")
 	dir := t.TempDir()

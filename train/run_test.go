@@ -78,7 +78,7 @@ func TestRunWritesTheRunContract(t *testing.T) {
 	dir := t.TempDir()
 	cfg := mustParse(t, tinySynthetic, "export_embeddings=true")
 	var logs []string
-	res, err := Run(context.Background(), cfg, Options{OutDir: dir, Hooks: Hooks{Log: func(s string) { logs = append(logs, s) }}})
+	res, err := Run(context.Background(), cfg, Options{OutDir: dir, Observer: Observer{Log: func(s string) { logs = append(logs, s) }}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,12 +185,12 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	t.Run("interrupted mid-epoch (Ctrl-C)", func(t *testing.T) {
 		dir := t.TempDir()
 		ctx, cancel := context.WithCancel(context.Background())
-		hooks := Hooks{Step: func(s StepInfo) {
+		hooks := Observer{Step: func(s StepInfo) {
 			if s.Run == "bs-cached-seed1" && s.Step == 5 {
 				cancel()
 			}
 		}}
-		_, err := Run(ctx, cfg, Options{OutDir: dir, Hooks: hooks})
+		_, err := Run(ctx, cfg, Options{OutDir: dir, Observer: hooks})
 		if !errors.Is(err, ErrInterrupted) {
 			t.Fatalf("want ErrInterrupted, got %v", err)
 		}
@@ -215,7 +215,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var saved []byte
 		ck := filepath.Join(dir, "runs", "bs-seed1", "checkpoint.gob")
-		hooks := Hooks{Step: func(s StepInfo) {
+		hooks := Observer{Step: func(s StepInfo) {
 			if s.Run != "bs-seed1" {
 				return
 			}
@@ -226,7 +226,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 				cancel()
 			}
 		}}
-		if _, err := Run(ctx, cfg, Options{OutDir: dir, Hooks: hooks}); !errors.Is(err, ErrInterrupted) {
+		if _, err := Run(ctx, cfg, Options{OutDir: dir, Observer: hooks}); !errors.Is(err, ErrInterrupted) {
 			t.Fatalf("want ErrInterrupted, got %v", err)
 		}
 		if len(saved) == 0 {

@@ -120,7 +120,7 @@ func TestTextRunEndToEnd(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("vectors cache holds %v, want one file", files)
 	}
-	ds1, err := textBuilder{}.Load(&cfg)
+	ds1, err := loadText(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestTextRunEndToEnd(t *testing.T) {
 	}
 	cfg2 := cfg
 	cfg2.Data.Text.VectorsCache = ""
-	ds2, err := textBuilder{}.Load(&cfg2)
+	ds2, err := loadText(&cfg2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestTextRunEndToEnd(t *testing.T) {
 	// A different window is a different cache entry.
 	cfg3 := cfg
 	cfg3.Data.Text.Window = 2
-	ds3, err := textBuilder{}.Load(&cfg3)
+	ds3, err := loadText(&cfg3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,12 +156,12 @@ func TestTextStepDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := textBuilder{}.Load(&cfg)
+	ds, err := loadText(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	step := func(seed uint64) StepResult {
-		m, err := textBuilder{}.New(&cfg, ds, 7)
+		m, err := newSimCSE(&cfg, ds, 7)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +226,7 @@ func TestTextLoadErrorsNameTheKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = textBuilder{}.Load(&cfg)
+		_, err = loadText(&cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.key) {
 			t.Errorf("%v: error %v, want one naming %s", tc.set, err, tc.key)
 		}

@@ -51,13 +51,6 @@ type TextOptions struct {
 	// (the embedding bag, the MLP's input: the fine-tuned, weighted word
 	// vectors).
 	EvalRepr string `yaml:"eval_repr,omitempty"`
-	// DevEvalEvery scores STS-B dev every n steps and at the last step and
-	// keeps the parameters with the best dev score in memory; the test score
-	// is then that of the best parameters (SimCSE's model selection: it
-	// evaluates on STS-B dev every 250 steps). 0: test the final parameters.
-	// The best parameters are kept in memory only: a run resumed from a
-	// checkpoint selects among the evaluations after the resume.
-	DevEvalEvery int `yaml:"dev_eval_every,omitempty"`
 }
 
 // validateTextOptions checks the `text:` section; a graph config must not
@@ -102,8 +95,5 @@ func (c *Config) validateTextOptions() []string {
 		errs = append(errs, fmt.Sprintf("text.table_lr: must be a positive number with table_optimizer dense or sparse (0: train.lr), got %v with table_optimizer %q", o.TableLR, o.TableOptimizer))
 	}
 	add(oneOf("text.eval_repr", o.EvalRepr, "", "encoder", "projection", "bag"))
-	if o.DevEvalEvery < 0 {
-		errs = append(errs, fmt.Sprintf("text.dev_eval_every: must be >= 0 (0: no dev selection), got %d", o.DevEvalEvery))
-	}
 	return errs
 }

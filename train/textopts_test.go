@@ -29,7 +29,7 @@ func TestTextOptionsErrorsNameTheKey(t *testing.T) {
 		{"modality: text\nmodel: {train_embeddings: false}\ntext: {table_optimizer: sparse}\n", "text.table_optimizer"},
 		{"modality: text\ntext: {table_lr: 0.01}\n", "text.table_lr"}, // without an own table optimiser
 		{"modality: text\ntext: {eval_repr: cls}\n", "text.eval_repr"},
-		{"modality: text\ntext: {dev_eval_every: -1}\n", "text.dev_eval_every"},
+		{"modality: text\neval: {select_every: -1}\n", "eval.select_every"},
 		{"modality: text\ntext: {residual: true}\n", "text.residual"}, // hidden 512 ≠ dim 300
 		{"modality: text\ntext: {word_dropuot: 0.1}\n", "text.word_dropuot"},
 		{tinySynthetic + "text: {word_dropout: 0.1}\n", "text: only for modality text"},
@@ -39,13 +39,13 @@ func TestTextOptionsErrorsNameTheKey(t *testing.T) {
 			t.Errorf("%q: error %v, want one naming %s", tc.yaml, err, tc.key)
 		}
 	}
-	ok := "modality: text\nmodel: {hidden: 300}\ntext: {weighting: sif, sif_a: 0.0001, remove_pc: 2, residual: true, word_dropout: 0.3, input_dropout: 0.1, table_optimizer: sparse, table_lr: 0.0005, eval_repr: bag, dev_eval_every: 250}\n"
+	ok := "modality: text\nmodel: {hidden: 300}\ntext: {weighting: sif, sif_a: 0.0001, remove_pc: 2, residual: true, word_dropout: 0.3, input_dropout: 0.1, table_optimizer: sparse, table_lr: 0.0005, eval_repr: bag}\neval: {select_every: 250}\n"
 	c, err := ParseConfig([]byte(ok), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := TextOptions{Weighting: "sif", SIFA: 1e-4, RemovePC: 2, Residual: true, WordDropout: 0.3, InputDropout: 0.1, TableOptimizer: "sparse", TableLR: 5e-4, EvalRepr: "bag", DevEvalEvery: 250}
-	if c.Text != want {
+	want := TextOptions{Weighting: "sif", SIFA: 1e-4, RemovePC: 2, Residual: true, WordDropout: 0.3, InputDropout: 0.1, TableOptimizer: "sparse", TableLR: 5e-4, EvalRepr: "bag"}
+	if c.Text != want || c.Eval.SelectEvery != 250 {
 		t.Errorf("decoded %+v, want %+v", c.Text, want)
 	}
 }
@@ -54,7 +54,7 @@ func TestTextOptionsErrorsNameTheKey(t *testing.T) {
 // (residual needs model.hidden = data.text.dim = 8).
 var tinyTextOptions = []string{
 	"model.hidden=8", "text.weighting=sif", "text.remove_pc=1", "text.residual=true",
-	"text.word_dropout=0.3", "text.table_optimizer=sparse", "text.dev_eval_every=3",
+	"text.word_dropout=0.3", "text.table_optimizer=sparse", "eval.select_every=3",
 }
 
 // TestTextDevSelectionAndSparseTable runs the tiny fixture with every text
@@ -133,15 +133,15 @@ func TestTextSparseTableStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := textBuilder{}.Load(&cfg)
+	ds, err := loadText(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, err := textBuilder{}.New(&cfg, ds, 7)
+	mod, err := newSimCSE(&cfg, ds, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := mod.(*textModality)
+	tm := mod.(*simCSE)
 	trainable, names := 0, map[string]bool{}
 	for _, p := range mod.Params() {
 		names[p.Name] = true
@@ -200,7 +200,7 @@ func TestTextWeightedBaselines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := textBuilder{}.Load(&cfg)
+	ds, err := loadText(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,12 +263,12 @@ func TestTextResumeKeepsDevSelection(t *testing.T) {
 	for _, stop := range []int{7, 13} {
 		out := filepath.Join(dir, fmt.Sprintf("stop%d", stop))
 		ctx, cancel := context.WithCancel(context.Background())
-		hooks := Hooks{Step: func(s StepInfo) {
+		hooks := Observer{Step: func(s StepInfo) {
 			if s.Step == stop {
 				cancel()
 			}
 		}}
-		if _, err := Run(ctx, cfg, Options{OutDir: out, Hooks: hooks}); !errors.Is(err, ErrInterrupted) {
+		if _, err := Run(ctx, cfg, Options{OutDir: out, Observer: hooks}); !errors.Is(err, ErrInterrupted) {
 			t.Fatalf("stop at %d: want ErrInterrupted, got %v", stop, err)
 		}
 		got, err := Run(context.Background(), cfg, Options{OutDir: out, Resume: true})

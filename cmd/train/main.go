@@ -91,7 +91,7 @@ func run(args []string) error {
 	defer stop()
 	hooks := progressHooks(term.IsTerminal(int(os.Stderr.Fd())))
 	fmt.Fprintf(os.Stderr, "run directory: %s\n", dir)
-	res, err := train.Run(ctx, cfg, train.Options{OutDir: dir, Resume: *resume != "", Hooks: hooks})
+	res, err := train.Run(ctx, cfg, train.Options{OutDir: dir, Resume: *resume != "", Observer: hooks})
 	if errors.Is(err, train.ErrInterrupted) {
 		return fmt.Errorf("%w: continue with: go run ./cmd/train -resume %s", err, dir)
 	}
@@ -105,11 +105,11 @@ func run(args []string) error {
 
 // progressHooks shows a progress bar on a terminal and plain log lines
 // (one per epoch) otherwise.
-func progressHooks(tty bool) train.Hooks {
+func progressHooks(tty bool) train.Observer {
 	logf := func(msg string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), msg) }
 	var bar *progressbar.ProgressBar
 	var perEpoch int
-	h := train.Hooks{Log: func(msg string) {
+	h := train.Observer{Log: func(msg string) {
 		if bar != nil {
 			bar.Clear()
 		}

@@ -66,7 +66,17 @@ func (c *checker) check(n *yaml.Node, v reflect.Value, t reflect.Type, path stri
 		n = deref(n)
 	}
 	if c.doc.empty[n] {
-		return c.emptyValue(n, v, t, path)
+		et := t
+		for et.Kind() == reflect.Pointer {
+			et = et.Elem()
+		}
+		if et.Kind() != reflect.String {
+			return c.emptyValue(n, v, t, path)
+		}
+		// "-set data.text.vectors_cache=" sets a string to "" (e.g. to
+		// switch off an option whose default is a path).
+		n.Kind, n.Tag, n.Value, n.Style = yaml.ScalarNode, "!!str", "", yaml.DoubleQuotedStyle
+		delete(c.doc.empty, n)
 	}
 	for t.Kind() == reflect.Pointer {
 		if v.IsValid() && !v.IsNil() {

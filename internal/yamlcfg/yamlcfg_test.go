@@ -241,8 +241,6 @@ func TestDecodeErrors(t *testing.T) {
 			`-set trian.batch_size=5: unknown key trian; allowed keys at the top level: ` + topKeys},
 		{"set empty value", minimal, []string{"train.batch_size="},
 			`-set train.batch_size=: empty value; give an integer (e.g. train.batch_size=128)`},
-		{"set empty string value", minimal, []string{"data.name="},
-			`-set data.name=: empty value; give a string (e.g. data.name=MUTAG)`},
 		{"set empty list value", minimal, []string{"seeds= "},
 			`-set seeds= : empty value; give a list (e.g. seeds=[0])`},
 		{"set empty, unknown key first", minimal, []string{"train.bach_size="},
@@ -346,6 +344,7 @@ func TestDecodeDefaultsAndSets(t *testing.T) {
 		{"hex integer", "train: {epochs: 0x10}\n", nil, func(c *cfg) { c.Train.Epochs = 16 }},
 		{"an integer is a number", "train: {lr: 1}\n", nil, func(c *cfg) { c.Train.LR = 1 }},
 		{"a number is a string", "name: 3\n", nil, func(c *cfg) { c.Name = "3" }},
+		{"an empty -set value is the empty string", "name: x\n", []string{"name="}, func(c *cfg) { c.Name = "" }},
 		{"constant alpha", "sampler: {kind: batchsampler, alpha: 0.3}\n", nil, func(c *cfg) {
 			c.Sampler = &samplerCfg{Kind: "batchsampler", Alpha: alpha{0.3, 0.3, true}}
 		}},

@@ -3,73 +3,40 @@ package train
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 
 	G "gorgonia.org/gorgonia"
 
 	"github.com/batchsampler-go/batchsampler/augment"
 	"github.com/batchsampler-go/batchsampler/data"
-	"github.com/batchsampler-go/batchsampler/eval"
 	"github.com/batchsampler-go/batchsampler/loss"
 	"github.com/batchsampler-go/batchsampler/model"
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
-func init() { Register("graph", graphBuilder{}) }
-
-// graphDataset adapts data.GraphSet to Dataset.
-type graphDataset struct{ set *data.GraphSet }
-
-func (d graphDataset) Name() string      { return d.set.Name }
-func (d graphDataset) NumInstances() int { return len(d.set.Graphs) }
-func (d graphDataset) Labels() []int     { return d.set.Labels() }
-func (d graphDataset) NumClasses() int   { return d.set.NumClasses }
-
-type graphBuilder struct{}
-
-func (graphBuilder) Load(cfg *Config) (Dataset, error) {
-	dc := cfg.Data
-	var (
-		set *data.GraphSet
-		err error
-	)
-	switch dc.Source {
-	case "tu":
-		set, err = data.ReadTU(dc.ResolvedPath(), dc.Name)
-	case "gin":
-		set, err = data.ReadGIN(dc.ResolvedPath())
-		if err == nil && dc.Name != "" {
-			set.Name = dc.Name
-		}
-	case "synthetic":
-		s := dc.Synthetic
-		set, err = data.GenerateGraphs(data.SynthConfig{
-			Graphs: s.Graphs, Classes: s.Classes, MinNodes: s.MinNodes, MaxNodes: s.MaxNodes,
-			NodeLabels: s.NodeLabels, Noise: s.Noise,
-		}, s.Seed)
-		if err == nil && dc.Name != "" {
-			set.Name = dc.Name
-		}
-	default:
-		err = fmt.Errorf("data.source %q is not a graph source (tu, gin, synthetic)", dc.Source)
-	}
-	if err != nil {
-		if dc.Source != "synthetic" && !filepath.IsAbs(dc.Path) && dc.Root == "" {
-			return nil, fmt.Errorf("load dataset (data root %s; set data.root or $BATCHSAMPLER_DATA to change it): %w", dc.DataRoot(), err)
-		}
-		return nil, fmt.Errorf("load dataset: %w", err)
-	}
-	if err := set.SetFeatures(data.FeatureOptions{Kind: dc.Features, MaxDegree: dc.MaxDegree}); err != nil {
-		return nil, fmt.Errorf("data.features: %w", err)
-	}
-	return graphDataset{set}, nil
+func init() {
+	RegisterMethod("graphcl", MethodSpec{Modalities: []string{"graph"}, Validate: validateGIN, New: newGraphCL})
 }
 
-func (graphBuilder) New(cfg *Config, ds Dataset, seed uint64) (Modality, error) {
-	gd, ok := ds.(graphDataset)
-	if !ok {
-		return nil, fmt.Errorf("graph modality needs a graph dataset, got %T", ds)
+// validateGIN checks the model keys of a GIN encoder.
+func validateGIN(c *Config) []string {
+	var errs []string
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
+	add(oneOf("model.kind", c.Model.Kind, "gin"))
+	add(positive("model.hidden", c.Model.Hidden))
+	add(positive("model.layers", c.Model.Layers))
+	if c.Model.ProjDim < 0 {
+		errs = append(errs, fmt.Sprintf("model.proj_dim: must be >= 0 (0 = layers*hidden), got %d", c.Model.ProjDim))
+	}
+	return errs
+}
+
+// graphAugmenter builds the augmentation of the second view from
+// cfg.Augment.
+func graphAugmenter(cfg *Config) (augment.GraphAugmenter, error) {
 	specs := make([]augment.Spec, len(cfg.Augment.List))
 	for i, a := range cfg.Augment.List {
 		specs[i] = augment.Spec{Kind: a.Kind, Ratio: a.Ratio}
@@ -81,18 +48,31 @@ func (graphBuilder) New(cfg *Config, ds Dataset, seed uint64) (Modality, error) 
 	if cfg.Augment.DropIsolated {
 		aug = augment.WithoutIsolated{Aug: aug}
 	}
+	return aug, nil
+}
+
+func newGraphCL(cfg *Config, ds Dataset, seed uint64) (Method, error) {
+	gd, ok := ds.(graphDataset)
+	if !ok {
+		return nil, fmt.Errorf("graphcl needs a graph dataset, got %T", ds)
+	}
+	aug, err := graphAugmenter(cfg)
+	if err != nil {
+		return nil, err
+	}
 	m, err := model.NewGIN(model.GINConfig{
 		InDim: gd.set.FeatDim, Hidden: cfg.Model.Hidden, Layers: cfg.Model.Layers, ProjDim: cfg.Model.ProjDim,
 	}, seed)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	return &graphModality{cfg: cfg, set: gd.set, gin: m, aug: aug}, nil
+	return &graphCL{cfg: cfg, set: gd.set, gin: m, aug: aug}, nil
 }
 
-// graphModality is GraphCL: a GIN encoder, view 1 the original graph, view 2
-// an augmented one, and an InfoNCE-family loss on the projections.
-type graphModality struct {
+// graphCL is GraphCL (You et al. 2020): a GIN encoder, view 1 the original
+// graph, view 2 an augmented one, and an InfoNCE-family loss on the
+// projections.
+type graphCL struct {
 	cfg *Config
 	set *data.GraphSet
 	gin *model.GIN
@@ -100,11 +80,9 @@ type graphModality struct {
 	all *model.GraphBatch // the whole dataset packed once, for Embed
 }
 
-func (g *graphModality) NumInstances() int      { return len(g.set.Graphs) }
-func (g *graphModality) Labels() []int          { return g.set.Labels() }
-func (g *graphModality) Params() []*model.Param { return g.gin.Params() }
+func (g *graphCL) Params() []*model.Param { return g.gin.Params() }
 
-func (g *graphModality) Step(idx []int, rng *rand.Rand) (StepResult, error) {
+func (g *graphCL) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 	v1 := make([]*data.Graph, len(idx))
 	v2 := make([]*data.Graph, len(idx))
 	for i, j := range idx {
@@ -119,7 +97,6 @@ func (g *graphModality) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
-
 	eg := G.NewGraph()
 	bound := g.gin.Bind(eg)
 	var proj [2]*G.Node
@@ -187,7 +164,10 @@ func scalarOf(v G.Value) (float64, error) {
 	return 0, fmt.Errorf("loss is not a scalar: %v", v)
 }
 
-func (g *graphModality) Embed(which string) (sampler.Embeddings, error) {
+func (g *graphCL) Embed(split, which string) (sampler.Embeddings, error) {
+	if split != "train" {
+		return sampler.Embeddings{}, fmt.Errorf("embed: graph data has no split %q (train)", split)
+	}
 	if g.all == nil {
 		b, err := model.PackGraphs(g.set.Graphs)
 		if err != nil {
@@ -200,28 +180,17 @@ func (g *graphModality) Embed(which string) (sampler.Embeddings, error) {
 		e   []float32
 		err error
 	)
-	if which == "projection" {
+	switch which {
+	case "projection":
 		e, err = g.gin.EmbedProjected(b)
-	} else {
+	case "encoder":
 		e, err = g.gin.Embed(b)
+	default:
+		return sampler.Embeddings{}, fmt.Errorf("embed: unknown representation %q (encoder, projection)", which)
 	}
 	if err != nil {
 		return sampler.Embeddings{}, fmt.Errorf("embed %d graphs: %w", b.NumGraphs, err)
 	}
 	n := len(g.set.Graphs)
 	return sampler.Embeddings{N: n, D: len(e) / n, Data: e}, nil
-}
-
-func (g *graphModality) Evaluate(emb sampler.Embeddings, seed uint64) (Score, error) {
-	ec := g.cfg.Eval
-	res, err := eval.SVMCrossValidate(emb.Data, emb.N, emb.D, g.set.Labels(), eval.SVMOptions{
-		Folds: ec.Folds, InnerFolds: ec.InnerFolds, Cs: ec.Cs, Seed: seed,
-	})
-	if err != nil {
-		return Score{}, fmt.Errorf("svm evaluation: %w", err)
-	}
-	return Score{
-		Metric: "svm_accuracy", Value: 100 * res.Mean, Std: 100 * res.Std,
-		Detail: map[string]any{"fold_accuracy": res.FoldAcc, "chosen_c": res.ChosenC},
-	}, nil
 }

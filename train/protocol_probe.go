@@ -1,0 +1,62 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/batchsampler-go/batchsampler/eval"
+)
+
+func init() {
+	for _, kind := range []string{"linear_probe", "knn"} {
+		RegisterProtocol(kind, ProtocolSpec{Modalities: []string{"image"}, Validate: validateProbe,
+			New: func(*Config) Protocol { return probeProtocol{kind: kind} }})
+	}
+}
+
+// validateProbe checks the keys of the image protocols.
+func validateProbe(c *Config) []string {
+	var errs []string
+	if err := positive("eval.knn_k", c.Eval.KNNK); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if !(c.Eval.KNNTemperature > 0) {
+		errs = append(errs, fmt.Sprintf("eval.knn_temperature: must be > 0, got %v", c.Eval.KNNTemperature))
+	}
+	if c.Eval.ProbeL2 < 0 {
+		errs = append(errs, fmt.Sprintf("eval.probe_l2: must be >= 0 (0 = default), got %v", c.Eval.ProbeL2))
+	}
+	return errs
+}
+
+// probeProtocol scores frozen encoder embeddings of the training split
+// against those of the test split: top-1 test accuracy of a linear probe
+// trained on the training embeddings (kind linear_probe) and of the
+// weighted kNN monitor (kind knn; also in the probe's detail).
+type probeProtocol struct{ kind string }
+
+func (p probeProtocol) Evaluate(env EvalEnv) (Score, error) {
+	test, err := env.Method.Embed("test", "encoder")
+	if err != nil {
+		return Score{}, err
+	}
+	ec, emb := env.Cfg.Eval, env.Train
+	tl, ok := env.Data.(interface{ TestLabels() []int })
+	if !ok {
+		return Score{}, fmt.Errorf("eval.kind %s needs test labels; %T has none", p.kind, env.Data)
+	}
+	classes := env.Data.NumClasses()
+	knn, err := eval.KNNAccuracy(emb.Data, env.Data.Labels(), test.Data, tl.TestLabels(), emb.D, classes,
+		eval.KNNOptions{K: ec.KNNK, Temperature: ec.KNNTemperature})
+	if err != nil {
+		return Score{}, fmt.Errorf("knn monitor: %w", err)
+	}
+	if p.kind == "knn" {
+		return Score{Metric: "knn_accuracy", Value: 100 * knn}, nil
+	}
+	acc, err := eval.LinearProbe(emb.Data, env.Data.Labels(), test.Data, tl.TestLabels(), emb.D, classes,
+		eval.ProbeOptions{L2: ec.ProbeL2})
+	if err != nil {
+		return Score{}, fmt.Errorf("linear probe: %w", err)
+	}
+	return Score{Metric: "linear_probe_accuracy", Value: 100 * acc, Detail: map[string]any{"knn_accuracy": 100 * knn}}, nil
+}

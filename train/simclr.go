@@ -1,0 +1,208 @@
+package train
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/batchsampler-go/batchsampler/augment"
+	"github.com/batchsampler-go/batchsampler/loss"
+	"github.com/batchsampler-go/batchsampler/model"
+	"github.com/batchsampler-go/batchsampler/model/ops"
+	"github.com/batchsampler-go/batchsampler/sampler"
+)
+
+func init() {
+	RegisterMethod("simclr", MethodSpec{Modalities: []string{"image"}, Validate: validateResNet, New: newSimCLR})
+}
+
+// validateResNet checks the model and augment keys of a ResNet encoder
+// with image views.
+func validateResNet(c *Config) []string {
+	var errs []string
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	add(oneOf("model.kind", c.Model.Kind, "resnet"))
+	if _, err := model.ResNetPreset(c.Model.Arch); err != nil {
+		errs = append(errs, "model.arch: "+err.Error())
+	}
+	if len(c.Model.Widths) != len(c.Model.Blocks) {
+		errs = append(errs, fmt.Sprintf("model.widths, model.blocks: give both with the same length (got %d and %d)", len(c.Model.Widths), len(c.Model.Blocks)))
+	}
+	for i := range c.Model.Widths {
+		add(positive(fmt.Sprintf("model.widths[%d]", i), c.Model.Widths[i]))
+	}
+	for i := range c.Model.Blocks {
+		add(positive(fmt.Sprintf("model.blocks[%d]", i), c.Model.Blocks[i]))
+	}
+	if c.Model.ProjDim < 0 || c.Model.ProjHidden < 0 {
+		errs = append(errs, fmt.Sprintf("model.proj_dim, model.proj_hidden: must be >= 0, got %d, %d", c.Model.ProjDim, c.Model.ProjHidden))
+	}
+	add(oneOf("augment.image", c.Augment.Image, "simclr", "crop_flip", "none"))
+	return errs
+}
+
+func newSimCLR(cfg *Config, ds Dataset, seed uint64) (Method, error) {
+	d, ok := ds.(*imageDataset)
+	if !ok {
+		return nil, fmt.Errorf("simclr needs an image dataset, got %T", ds)
+	}
+	rc, err := model.ResNetPreset(cfg.Model.Arch)
+	if err != nil {
+		return nil, fmt.Errorf("model.arch: %w", err)
+	}
+	if len(cfg.Model.Widths) > 0 {
+		rc.Widths, rc.Blocks = cfg.Model.Widths, cfg.Model.Blocks
+	}
+	rc.InChannels, rc.ProjHidden, rc.ProjDim = d.train.C, cfg.Model.ProjHidden, cfg.Model.ProjDim
+	m, err := model.NewResNet(rc, seed)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	var aug augment.ImageCompose
+	switch cfg.Augment.Image {
+	case "simclr":
+		aug = augment.SimCLRCIFAR()
+	case "crop_flip":
+		aug = augment.ImageCompose{Augs: []augment.ImageAugmenter{
+			augment.RandomResizedCrop{Scale: [2]float64{0.08, 1}, Ratio: [2]float64{3.0 / 4, 4.0 / 3}},
+			augment.HorizontalFlip{P: 0.5},
+		}}
+	}
+	aug.Augs = append(aug.Augs, augment.Normalize{Mean: d.mean, Std: d.std})
+	if err := augment.ValidateImageAugmenter(aug, d.train.C, d.train.H, d.train.W); err != nil {
+		return nil, fmt.Errorf("augment: %w", err)
+	}
+	// The training graph is compiled once and re-run; every value read
+	// after a run is copied (Step, EmbedImages), so the ops may keep their
+	// outputs across runs instead of allocating them anew (~0.7 GB a step).
+	ops.SetOutputReuse(true)
+	return &simCLR{cfg: cfg, ds: d, net: m, aug: aug, graphs: map[int]*imageGraph{}}, nil
+}
+
+// simCLR is SimCLR: a ResNet encoder, two augmented views of every
+// image, NT-Xent (or another loss of the loss package) on the projections.
+// The training graph is compiled once per batch size and re-run.
+type simCLR struct {
+	cfg    *Config
+	ds     *imageDataset
+	net    *model.ResNet
+	aug    augment.ImageAugmenter
+	graphs map[int]*imageGraph
+	grads  [][]float32
+}
+
+// imageGraph is a compiled training step for one batch size.
+type imageGraph struct {
+	g      *G.ExprGraph
+	bound  *model.ResNetBound
+	x      [2]*tensor.Dense
+	proj   [2]*G.Node
+	loss   *G.Node
+	vm     G.VM
+	images int
+}
+
+func (im *simCLR) Params() []*model.Param { return im.net.Params() }
+
+// graphFor returns the compiled step for batches of b images.
+func (im *simCLR) graphFor(b int) (*imageGraph, error) {
+	if ig := im.graphs[b]; ig != nil {
+		return ig, nil
+	}
+	tr := im.ds.train
+	ig := &imageGraph{g: G.NewGraph(), images: b}
+	ig.bound = im.net.Bind(ig.g)
+	for v := range 2 {
+		x, xv := ig.bound.Input(b, tr.H, tr.W)
+		ig.x[v] = xv
+		emb, err := ig.bound.Encode(x, true)
+		if err != nil {
+			return nil, fmt.Errorf("encode view %d: %w", v+1, err)
+		}
+		if ig.proj[v], err = ig.bound.Project(emb); err != nil {
+			return nil, fmt.Errorf("project view %d: %w", v+1, err)
+		}
+	}
+	l, err := loss.Build(im.cfg.Loss, ig.proj[0], ig.proj[1])
+	if err != nil {
+		return nil, fmt.Errorf("loss: %w", err)
+	}
+	ig.loss = l
+	if _, err := G.Grad(l, ig.bound.Learnables()...); err != nil {
+		return nil, fmt.Errorf("gradient: %w", err)
+	}
+	ig.vm = G.NewTapeMachine(ig.g)
+	// Keep at most a full and a last partial batch size compiled.
+	if len(im.graphs) >= 2 {
+		for k, old := range im.graphs {
+			old.vm.Close()
+			delete(im.graphs, k)
+		}
+	}
+	im.graphs[b] = ig
+	return ig, nil
+}
+
+func (im *simCLR) Step(idx []int, rng *rand.Rand) (StepResult, error) {
+	if len(idx) < 2 {
+		return StepResult{}, fmt.Errorf("image step: batch of %d images; BatchNorm needs at least 2", len(idx))
+	}
+	ig, err := im.graphFor(len(idx))
+	if err != nil {
+		return StepResult{}, err
+	}
+	tr := im.ds.train
+	for v := range 2 {
+		if err := augment.AugmentGather(im.aug, ig.x[v].Float32s(), tr.Pixels, idx, tr.C, tr.H, tr.W, rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
+			return StepResult{}, fmt.Errorf("augment view %d: %w", v+1, err)
+		}
+	}
+	defer ig.vm.Reset()
+	if err := ig.vm.RunAll(); err != nil {
+		return StepResult{}, fmt.Errorf("run step: %w", err)
+	}
+	if im.grads, err = ig.bound.Grads(im.grads); err != nil {
+		return StepResult{}, err
+	}
+	if err := ig.bound.CommitStats(); err != nil {
+		return StepResult{}, err
+	}
+	lv, err := scalarOf(ig.loss.Value())
+	if err != nil {
+		return StepResult{}, err
+	}
+	p := ig.proj[0].Value().Data().([]float32)
+	return StepResult{Loss: lv, Grads: im.grads, Proj: append([]float32(nil), p...), ProjDim: ig.proj[0].Shape()[1]}, nil
+}
+
+// embedBatch is the batch size of evaluation-mode forward passes.
+const embedBatch = 256
+
+func (im *simCLR) Embed(split, which string) (sampler.Embeddings, error) {
+	set, pixels := im.ds.train, im.ds.trainNorm
+	switch split {
+	case "train":
+	case "test":
+		set, pixels = im.ds.test, im.ds.testNorm
+	default:
+		return sampler.Embeddings{}, fmt.Errorf("embed: image data has no split %q (train, test)", split)
+	}
+	emb, proj, err := im.net.EmbedImages(pixels, set.N, set.H, set.W, embedBatch)
+	if err != nil {
+		return sampler.Embeddings{}, fmt.Errorf("embed %d %s images: %w", set.N, split, err)
+	}
+	switch which {
+	case "projection":
+		return sampler.Embeddings{N: set.N, D: im.net.ProjDim(), Data: proj}, nil
+	case "encoder":
+		return sampler.Embeddings{N: set.N, D: im.net.EmbedDim(), Data: emb}, nil
+	}
+	return sampler.Embeddings{}, fmt.Errorf("embed: unknown representation %q (encoder, projection)", which)
+}
