@@ -84,18 +84,22 @@ func (b Base) Hashcode() uint32 {
 func (b Base) String() string { return b.desc }
 
 // FnType returns the Gorgonia type of a function whose arguments and result
-// have the given ranks, in order: a tensor of that rank of the element type
-// 'a' for rank ≥ 1, and 'a' itself for rank 0 (a scalar, or a tensor of any
-// shape for element-wise ops).
+// have the given ranks (at least two), in order: a tensor of that rank of
+// the element type 'a' for rank ≥ 1, and 'a' itself for rank 0 (a scalar,
+// or a tensor of any shape for element-wise ops).
 func FnType(ranks ...int) hm.Type {
-	a := hm.TypeVariable('a')
-	ts := make([]hm.Type, len(ranks))
-	for i, r := range ranks {
-		if r <= 0 {
-			ts[i] = a
-		} else {
-			ts[i] = gorgonia.TensorType{Dims: r, Of: a}
-		}
+	if len(ranks) == 2 {
+		return hm.NewFnType(rankType(ranks[0]), rankType(ranks[1]))
 	}
-	return hm.NewFnType(ts...)
+	// hm.NewFnType nests to the right: a → (b → c).
+	return hm.NewFnType(rankType(ranks[0]), FnType(ranks[1:]...))
+}
+
+// rankType is the type of one argument of FnType.
+func rankType(rank int) hm.Type {
+	a := hm.TypeVariable('a')
+	if rank <= 0 {
+		return a
+	}
+	return gorgonia.TensorType{Dims: rank, Of: a}
 }

@@ -188,7 +188,17 @@ func (op *BatchNormOp) dims() int {
 }
 
 // args are the inputs x, γ and β.
-func (op *BatchNormOp) args() []arg { return []arg{{"x", op.dims()}, {"gamma", 1}, {"beta", 1}} }
+func (op *BatchNormOp) args() []arg {
+	if op.rank4 {
+		return bn4Args
+	}
+	return bnArgs
+}
+
+var (
+	bnArgs  = []arg{{"x", 2}, {"gamma", 1}, {"beta", 1}}
+	bn4Args = []arg{{"x", 4}, {"gamma", 1}, {"beta", 1}}
+)
 
 // Do normalises x into a new tensor (or the one the op keeps, see
 // SetOutputReuse).
@@ -214,7 +224,7 @@ func (op *BatchNormOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.V
 		}
 		return nil, fmt.Errorf("ops: BatchNorm: training mode needs at least 2 rows, got %d", x.Shape()[0])
 	}
-	out, err := outputTensor(&op.out, name, prealloc, x.Dtype(), x.Shape(), in...)
+	out, err := outputTensor(&op.out, name, prealloc, x.Dtype(), x.Shape(), x, gamma, beta)
 	if err != nil {
 		return nil, err
 	}
@@ -377,7 +387,7 @@ func (op *bnGradOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Valu
 	if op.wrtX {
 		shape = x.Shape().Clone()
 	}
-	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), shape, in...)
+	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), shape, x, gamma, dy)
 	if err != nil {
 		return nil, err
 	}

@@ -271,12 +271,13 @@ func newBN4GradXOp(fwd *BatchNormOp) *bn4GradXOp {
 
 // args are the inputs x, γ, dy, and y with the fused ReLU.
 func (op *bn4GradXOp) args() []arg {
-	a := []arg{{"x", 4}, {"gamma", 1}, {"dy", 4}}
 	if op.fwd.relu {
-		a = append(a, arg{"y", 4})
+		return bn4GradXArgs
 	}
-	return a
+	return bn4GradXArgs[:3]
 }
+
+var bn4GradXArgs = []arg{{"x", 4}, {"gamma", 1}, {"dy", 4}, {"y", 4}}
 
 func (op *bn4GradXOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 	s, err := inputShapes(op.String(), ds, op.args()...)
@@ -309,7 +310,7 @@ func (op *bn4GradXOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Va
 	if op.fwd.training && (!op.fwd.ran || op.fwd.n != x.Shape().TotalSize()/op.fwd.c) {
 		return nil, fmt.Errorf("ops: %s: the forward op has not run on this input", op)
 	}
-	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), x.Shape(), in...)
+	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), x.Shape(), in[:op.Arity()]...)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func (op *BiasActOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Val
 	if b.Shape()[0] != x.Shape()[1] {
 		return nil, fmt.Errorf("ops: %s: bias has length %d, x has %d columns", op, b.Shape()[0], x.Shape()[1])
 	}
-	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), x.Shape(), in...)
+	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), x.Shape(), x, b)
 	if err != nil {
 		return nil, err
 	}

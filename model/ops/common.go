@@ -133,42 +133,36 @@ type arg struct {
 	dims int
 }
 
-// inputShapes checks that an op's InferShape got one shape per arg, each
-// with its arg's number of dimensions, and returns them.
-func inputShapes(op string, ds []gorgonia.DimSizer, args ...arg) ([]tensor.Shape, error) {
+// maxInputs is the largest arity of the ops of this package.
+const maxInputs = 4
+
+// inputShapes checks that an op's InferShape got one shape per arg (at most
+// maxInputs), each with its arg's number of dimensions, and returns them.
+func inputShapes(op string, ds []gorgonia.DimSizer, args ...arg) (s [maxInputs]tensor.Shape, err error) {
 	if len(ds) != len(args) {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want %d", op, len(ds), len(args))
+		return s, fmt.Errorf("ops: %s: got %d inputs, want %d", op, len(ds), len(args))
 	}
-	out := make([]tensor.Shape, len(ds))
 	for i, a := range args {
-		s, err := shapeOf(op, ds[i], a.name, a.dims)
-		if err != nil {
-			return nil, err
+		if s[i], err = shapeOf(op, ds[i], a.name, a.dims); err != nil {
+			return s, err
 		}
-		out[i] = s
 	}
-	return out, nil
+	return s, nil
 }
 
-// denseInputs checks that an op got one value per arg, each a contiguous
-// float32 or float64 dense tensor with its arg's number of dimensions, all
-// of one dtype, and returns them.
-func denseInputs(op string, vals []gorgonia.Value, args ...arg) ([]*tensor.Dense, error) {
+// denseInputs checks that an op got one value per arg (at most maxInputs),
+// each a contiguous float32 or float64 dense tensor with its arg's number
+// of dimensions, all of one dtype, and returns them.
+func denseInputs(op string, vals []gorgonia.Value, args ...arg) (in [maxInputs]*tensor.Dense, err error) {
 	if len(vals) != len(args) {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want %d", op, len(vals), len(args))
+		return in, fmt.Errorf("ops: %s: got %d inputs, want %d", op, len(vals), len(args))
 	}
-	out := make([]*tensor.Dense, len(vals))
 	for i, a := range args {
-		d, err := asDense(vals[i], a.dims, op, a.name)
-		if err != nil {
-			return nil, err
+		if in[i], err = asDense(vals[i], a.dims, op, a.name); err != nil {
+			return in, err
 		}
-		out[i] = d
 	}
-	if err := sameDtype(op, out...); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return in, sameDtype(op, in[:len(args)]...)
 }
 
 // outputTensor returns the tensor an op writes its result into: for Do

@@ -503,7 +503,7 @@ func (op *convOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value)
 	if err != nil {
 		return nil, err
 	}
-	out, err := outputTensor(&op.out, "Conv2D", prealloc, x.Dtype(), g.yShape(), in...)
+	out, err := outputTensor(&op.out, "Conv2D", prealloc, x.Dtype(), g.yShape(), x, w)
 	if err != nil {
 		return nil, err
 	}
@@ -609,7 +609,7 @@ func (op *convGradXOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.V
 	if err != nil {
 		return nil, err
 	}
-	out, err := outputTensor(&op.out, op.String(), prealloc, w.Dtype(), g.xShape(), in...)
+	out, err := outputTensor(&op.out, op.String(), prealloc, w.Dtype(), g.xShape(), w, dy)
 	if err != nil {
 		return nil, err
 	}
@@ -685,7 +685,7 @@ func (op *convGradWOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.V
 	if err != nil {
 		return nil, err
 	}
-	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), g.wShape(), in...)
+	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), g.wShape(), x, dy)
 	if err != nil {
 		return nil, err
 	}

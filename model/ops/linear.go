@@ -93,7 +93,7 @@ func (op *LinearOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Valu
 	if x.Shape()[1] != w.Shape()[0] || b.Shape()[0] != w.Shape()[1] {
 		return nil, fmt.Errorf("ops: Linear: x %v, W %v, b %v do not chain", x.Shape(), w.Shape(), b.Shape())
 	}
-	out, err := outputTensor(&op.out, "Linear", prealloc, x.Dtype(), tensor.Shape{x.Shape()[0], w.Shape()[1]}, in...)
+	out, err := outputTensor(&op.out, "Linear", prealloc, x.Dtype(), tensor.Shape{x.Shape()[0], w.Shape()[1]}, x, w, b)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +260,7 @@ func (op *matMulOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Valu
 	if err != nil {
 		return nil, err
 	}
-	out, err := outputTensor(&op.out, op.String(), prealloc, in[0].Dtype(), s, in...)
+	out, err := outputTensor(&op.out, op.String(), prealloc, in[0].Dtype(), s, in[0], in[1])
 	if err != nil {
 		return nil, err
 	}
