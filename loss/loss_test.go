@@ -626,8 +626,11 @@ func TestHashDistinguishesParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 1; i < len(variants); i++ {
-		if (lossOp{c: variants[i]}).Hashcode() == (lossOp{c: base}).Hashcode() {
+		if newLossOp(variants[i], nil).Hashcode() == newLossOp(base, nil).Hashcode() {
 			t.Errorf("%v and %v hash equal", variants[i], base)
+		}
+		if newGradOp(variants[i], nil).Hashcode() == newGradOp(base, nil).Hashcode() {
+			t.Errorf("gradients of %v and %v hash equal", variants[i], base)
 		}
 		if nodes[i] == nodes[0] {
 			t.Errorf("%v was merged with %v", variants[i], base)
@@ -638,6 +641,9 @@ func TestHashDistinguishesParameters(t *testing.T) {
 		if relErr(got, want) > 1e-9 {
 			t.Errorf("%v: loss %.12g, reference %.12g", variants[i], got, want)
 		}
+	}
+	if newHalfOp(0).Hashcode() == newHalfOp(1).Hashcode() {
+		t.Error("the two gradient halves hash equal")
 	}
 }
 
@@ -697,7 +703,7 @@ func TestPreallocReuse(t *testing.T) {
 	want, w1, w2, _ := Value(c, z1, z2, b, d)
 	nan := float32(math.NaN())
 	lp := G.F32(nan)
-	v, err := lossOp{c: c}.UsePreallocDo(&lp, t1, t2)
+	v, err := newLossOp(c, nil).UsePreallocDo(&lp, t1, t2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -709,7 +715,7 @@ func TestPreallocReuse(t *testing.T) {
 		buf[i] = nan
 	}
 	gp := tensor.New(tensor.WithShape(2*b, d), tensor.WithBacking(buf))
-	if _, err := (gradOp{c: c}).UsePreallocDo(gp, t1, t2, G.NewF32(2)); err != nil {
+	if _, err := newGradOp(c, nil).UsePreallocDo(gp, t1, t2, G.NewF32(2)); err != nil {
 		t.Fatal(err)
 	}
 	for i := range w1 {
@@ -755,7 +761,7 @@ func TestGradCache(t *testing.T) {
 	z1b[3] = math.Nextafter32(z1b[3], 10) // one ulp apart
 	dense := func(x []float32) *tensor.Dense { return tensor.New(tensor.WithShape(b, d), tensor.WithBacking(x)) }
 	gc := &gradCache{}
-	fwd, bwd := lossOp{c: c, cache: gc}, gradOp{c: c, cache: gc}
+	fwd, bwd := newLossOp(c, gc), newGradOp(c, gc)
 	gc.enable()
 	if _, err := fwd.Do(dense(z1), dense(z2)); err != nil {
 		t.Fatal(err)

@@ -2,12 +2,10 @@ package loss
 
 import (
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"strconv"
 	"sync"
 
-	"github.com/chewxy/hm"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -43,25 +41,19 @@ func Build(c Config, z1, z2 *G.Node) (*G.Node, error) {
 	if z1.Graph() != z2.Graph() {
 		return nil, fmt.Errorf("loss: views belong to different expression graphs")
 	}
-	out, err := G.ApplyOp(lossOp{c: c, cache: new(gradCache)}, z1, z2)
+	out, err := G.ApplyOp(newLossOp(c, new(gradCache)), z1, z2)
 	if err != nil {
 		return nil, fmt.Errorf("loss: apply %v: %w", c, err)
 	}
 	return out, nil
 }
 
-// writeConfig writes every parameter of c, exactly, for op hashes.
-func writeConfig(h hash.Hash, name string, c Config) {
-	fmt.Fprintf(h, "%s{kind=%s,form=%s,tau=%s,tauplus=%s,beta=%s}", name, c.Kind, c.Form,
+// configKey names an op and every parameter of c, exactly, for op hashes.
+func configKey(name string, c Config) string {
+	return fmt.Sprintf("%s{kind=%s,form=%s,tau=%s,tauplus=%s,beta=%s}", name, c.Kind, c.Form,
 		strconv.FormatFloat(c.Temperature, 'g', -1, 64),
 		strconv.FormatFloat(c.TauPlus, 'g', -1, 64),
 		strconv.FormatFloat(c.Beta, 'g', -1, 64))
-}
-
-func hashOf(op G.Op) uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
 }
 
 // matrices extracts the two B×d inputs of the loss ops as contiguous
@@ -192,40 +184,19 @@ func backwardCached[T float32 | float64](gc *gradCache, z1, z2 []T, b, d int, sc
 
 // lossOp is the fused forward op: (B×d, B×d) → scalar.
 type lossOp struct {
+	gop.Base
 	c     Config
 	cache *gradCache // shared with the gradOp of SymDiff; not part of the hash
 }
 
-// Arity is 2: the two views.
-func (op lossOp) Arity() int { return 2 }
-
-// Type is Matrix a → Matrix a → a.
-func (op lossOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	t := G.TensorType{Dims: 2, Of: a}
-	return hm.NewFnType(t, t, a)
+// newLossOp returns the loss op of c (Matrix a → Matrix a → a), whose hash
+// includes every parameter of c.
+func newLossOp(c Config, cache *gradCache) lossOp {
+	return lossOp{Base: gop.New(configKey("ContrastiveLoss", c), "ContrastiveLoss "+c.String(), 2, 2, 0), c: c, cache: cache}
 }
 
 // InferShape returns the scalar shape.
 func (op lossOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
-
-// ReturnsPtr is false.
-func (op lossOp) ReturnsPtr() bool { return false }
-
-// CallsExtern is false.
-func (op lossOp) CallsExtern() bool { return false }
-
-// OverwritesInput is −1: inputs are read only.
-func (op lossOp) OverwritesInput() int { return -1 }
-
-// WriteHash includes every parameter of the configuration.
-func (op lossOp) WriteHash(h hash.Hash) { writeConfig(h, "ContrastiveLoss", op.c) }
-
-// Hashcode hashes WriteHash.
-func (op lossOp) Hashcode() uint32 { return hashOf(op) }
-
-// String names the op and its configuration.
-func (op lossOp) String() string { return "ContrastiveLoss " + op.c.String() }
 
 // Do computes the loss into a new scalar.
 func (op lossOp) Do(inputs ...G.Value) (G.Value, error) {
@@ -273,13 +244,13 @@ func (op lossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 		return nil, fmt.Errorf("loss op SymDiff: got %d inputs; expected 2", len(inputs))
 	}
 	op.cache.enable()
-	both, err := G.ApplyOp(gradOp{c: op.c, cache: op.cache}, inputs[0], inputs[1], grad)
+	both, err := G.ApplyOp(newGradOp(op.c, op.cache), inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, fmt.Errorf("loss op SymDiff: %w", err)
 	}
 	out := make(G.Nodes, 2)
 	for i := range out {
-		if out[i], err = G.ApplyOp(halfOp{which: i}, both); err != nil {
+		if out[i], err = G.ApplyOp(newHalfOp(i), both); err != nil {
 			return nil, fmt.Errorf("loss op SymDiff: %w", err)
 		}
 	}
@@ -289,18 +260,15 @@ func (op lossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 // gradOp computes g·[∂L/∂z1; ∂L/∂z2] (2B×d) from z1, z2 and the upstream
 // scalar gradient g, from its forward op's cache when it matches.
 type gradOp struct {
+	gop.Base
 	c     Config
 	cache *gradCache
 }
 
-// Arity is 3: z1, z2 and the upstream gradient.
-func (op gradOp) Arity() int { return 3 }
-
-// Type is Matrix a → Matrix a → a → Matrix a.
-func (op gradOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	t := G.TensorType{Dims: 2, Of: a}
-	return hm.NewFnType(t, t, a, t)
+// newGradOp returns the gradient op of c (Matrix a → Matrix a → a →
+// Matrix a), whose hash includes every parameter of c.
+func newGradOp(c Config, cache *gradCache) gradOp {
+	return gradOp{Base: gop.New(configKey("ContrastiveLossGrad", c), "ContrastiveLossGrad "+c.String(), 2, 2, 0, 2), c: c, cache: cache}
 }
 
 // InferShape returns (2B, d).
@@ -314,24 +282,6 @@ func (op gradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	}
 	return tensor.Shape{2 * s[0], s[1]}, nil
 }
-
-// ReturnsPtr is false.
-func (op gradOp) ReturnsPtr() bool { return false }
-
-// CallsExtern is false.
-func (op gradOp) CallsExtern() bool { return false }
-
-// OverwritesInput is −1.
-func (op gradOp) OverwritesInput() int { return -1 }
-
-// WriteHash includes every parameter of the configuration.
-func (op gradOp) WriteHash(h hash.Hash) { writeConfig(h, "ContrastiveLossGrad", op.c) }
-
-// Hashcode hashes WriteHash.
-func (op gradOp) Hashcode() uint32 { return hashOf(op) }
-
-// String names the op and its configuration.
-func (op gradOp) String() string { return "ContrastiveLossGrad " + op.c.String() }
 
 // Do computes the gradient into a new tensor.
 func (op gradOp) Do(inputs ...G.Value) (G.Value, error) {
@@ -375,15 +325,15 @@ func (op gradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, er
 }
 
 // halfOp selects row block which (0 or 1) of a 2B×d matrix, copying it.
-type halfOp struct{ which int }
+type halfOp struct {
+	gop.Base
+	which int
+}
 
-// Arity is 1.
-func (op halfOp) Arity() int { return 1 }
-
-// Type is Matrix a → Matrix a.
-func (op halfOp) Type() hm.Type {
-	t := G.TensorType{Dims: 2, Of: hm.TypeVariable('a')}
-	return hm.NewFnType(t, t)
+// newHalfOp returns the op selecting block which (Matrix a → Matrix a),
+// whose hash includes which.
+func newHalfOp(which int) halfOp {
+	return halfOp{Base: gop.New(fmt.Sprintf("ContrastiveLossGradHalf{%d}", which), "", 2, 2), which: which}
 }
 
 // InferShape halves the rows.
@@ -397,24 +347,6 @@ func (op halfOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	}
 	return tensor.Shape{s[0] / 2, s[1]}, nil
 }
-
-// ReturnsPtr is false.
-func (op halfOp) ReturnsPtr() bool { return false }
-
-// CallsExtern is false.
-func (op halfOp) CallsExtern() bool { return false }
-
-// OverwritesInput is −1.
-func (op halfOp) OverwritesInput() int { return -1 }
-
-// WriteHash includes the block index.
-func (op halfOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ContrastiveLossGradHalf{%d}", op.which) }
-
-// Hashcode hashes WriteHash.
-func (op halfOp) Hashcode() uint32 { return hashOf(op) }
-
-// String names the op.
-func (op halfOp) String() string { return fmt.Sprintf("ContrastiveLossGradHalf{%d}", op.which) }
 
 // Do copies the block into a new tensor.
 func (op halfOp) Do(inputs ...G.Value) (G.Value, error) {

@@ -146,7 +146,7 @@ func TestGradsOfUnusedHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head := m.Params()[m.pw1].Value.Float32s()[0]
+	head := m.Params()[m.head.w1].Value.Float32s()[0]
 	for i, gr := range grads {
 		if (i < 12) != (gr != nil) {
 			t.Errorf("gradient %d nil = %t", i, gr == nil)
@@ -156,7 +156,7 @@ func TestGradsOfUnusedHead(t *testing.T) {
 	if err := a.Step(grads); err != nil {
 		t.Fatal(err)
 	}
-	if m.Params()[m.pw1].Value.Float32s()[0] != head {
+	if m.Params()[m.head.w1].Value.Float32s()[0] != head {
 		t.Error("Adam moved a parameter without a gradient")
 	}
 }

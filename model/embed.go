@@ -63,8 +63,8 @@ func (m *GIN) forward(batch *GraphBatch, project bool) (emb, proj []float32, err
 			w2: m.params[li.w2].Value.Float32s(), b2: m.params[li.b2].Value.Float32s(),
 			bnScale: make([]float32, cfg.Hidden), bnShift: make([]float32, cfg.Hidden),
 		}
-		gamma, beta := m.params[li.gamma].Value.Float32s(), m.params[li.beta].Value.Float32s()
-		rm, rv := m.params[li.runMean].Value.Float32s(), m.params[li.runVar].Value.Float32s()
+		gamma, beta := m.params[li.bn.gamma].Value.Float32s(), m.params[li.bn.beta].Value.Float32s()
+		rm, rv := m.params[li.bn.runMean].Value.Float32s(), m.params[li.bn.runVar].Value.Float32s()
 		for j := 0; j < cfg.Hidden; j++ {
 			s := float64(gamma[j]) / math.Sqrt(float64(rv[j])+cfg.BNEps)
 			el.bnScale[j] = float32(s)
@@ -121,9 +121,9 @@ func (m *GIN) projectEval(emb []float32, n int) ([]float32, error) {
 		return []float32{}, nil
 	}
 	h := make([]float32, n*p)
-	linear(emb, n, e, m.params[m.pw1].Value.Float32s(), m.params[m.pb1].Value.Float32s(), p, h, true)
+	linear(emb, n, e, m.params[m.head.w1].Value.Float32s(), m.params[m.head.b1].Value.Float32s(), p, h, true)
 	out := make([]float32, n*p)
-	linear(h, n, p, m.params[m.pw2].Value.Float32s(), m.params[m.pb2].Value.Float32s(), p, out, false)
+	linear(h, n, p, m.params[m.head.w2].Value.Float32s(), m.params[m.head.b2].Value.Float32s(), p, out, false)
 	return out, nil
 }
 

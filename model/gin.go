@@ -82,7 +82,8 @@ func (c GINConfig) withDefaults() (GINConfig, error) {
 
 // layerIdx holds the indices in GIN.params of one layer's parameters.
 type layerIdx struct {
-	w1, b1, w2, b2, gamma, beta, runMean, runVar int
+	w1, b1, w2, b2 int
+	bn             bnIdx
 }
 
 // GIN is GraphCL's GIN encoder with its projection head. Linear weights are
@@ -92,8 +93,8 @@ type GIN struct {
 	cfg    GINConfig
 	params []*Param
 	layers []layerIdx
-	// Projection head: Linear(EmbedDim, ProjDim) → ReLU → Linear(ProjDim, ProjDim).
-	pw1, pb1, pw2, pb2 int
+	// head is Linear(EmbedDim, ProjDim) → ReLU → Linear(ProjDim, ProjDim).
+	head headIdx
 }
 
 // NewGIN builds a GIN initialised as PyTorch does: every Linear weight and
@@ -106,64 +107,26 @@ func NewGIN(cfg GINConfig, seed uint64) (*GIN, error) {
 		return nil, err
 	}
 	m := &GIN{cfg: cfg}
-	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	dt := m.dtype()
-	add := func(name string, trainable bool, shape ...int) int {
-		m.params = append(m.params, &Param{Name: name, Value: tensor.New(tensor.Of(dt), tensor.WithShape(shape...)), Trainable: trainable})
-		return len(m.params) - 1
-	}
-	uniform := func(i, fanIn int) {
-		bound := 1 / math.Sqrt(float64(fanIn))
-		fill(m.params[i].Value, func() float64 { return (2*rng.Float64() - 1) * bound })
-	}
-	constant := func(i int, c float64) { fill(m.params[i].Value, func() float64 { return c }) }
-
+	p := &paramBuilder{dt: m.dtype(), rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
 	in := cfg.InDim
 	for l := 0; l < cfg.Layers; l++ {
-		p := fmt.Sprintf("gin.%d.", l)
+		pre := fmt.Sprintf("gin.%d.", l)
 		var li layerIdx
-		li.w1 = add(p+"mlp.0.weight", true, in, cfg.Hidden)
-		li.b1 = add(p+"mlp.0.bias", true, cfg.Hidden)
-		li.w2 = add(p+"mlp.2.weight", true, cfg.Hidden, cfg.Hidden)
-		li.b2 = add(p+"mlp.2.bias", true, cfg.Hidden)
-		li.gamma = add(p+"bn.weight", true, cfg.Hidden)
-		li.beta = add(p+"bn.bias", true, cfg.Hidden)
-		li.runMean = add(p+"bn.running_mean", false, cfg.Hidden)
-		li.runVar = add(p+"bn.running_var", false, cfg.Hidden)
-		uniform(li.w1, in)
-		uniform(li.b1, in)
-		uniform(li.w2, cfg.Hidden)
-		uniform(li.b2, cfg.Hidden)
-		constant(li.gamma, 1)
-		constant(li.beta, 0)
-		constant(li.runMean, 0)
-		constant(li.runVar, 1)
+		li.w1 = p.add(pre+"mlp.0.weight", true, in, cfg.Hidden)
+		li.b1 = p.add(pre+"mlp.0.bias", true, cfg.Hidden)
+		li.w2 = p.add(pre+"mlp.2.weight", true, cfg.Hidden, cfg.Hidden)
+		li.b2 = p.add(pre+"mlp.2.bias", true, cfg.Hidden)
+		li.bn = p.batchNorm(pre+"bn.", cfg.Hidden)
+		p.uniform(li.w1, in)
+		p.uniform(li.b1, in)
+		p.uniform(li.w2, cfg.Hidden)
+		p.uniform(li.b2, cfg.Hidden)
 		m.layers = append(m.layers, li)
 		in = cfg.Hidden
 	}
-	e := m.EmbedDim()
-	m.pw1 = add("proj.0.weight", true, e, cfg.ProjDim)
-	m.pb1 = add("proj.0.bias", true, cfg.ProjDim)
-	m.pw2 = add("proj.2.weight", true, cfg.ProjDim, cfg.ProjDim)
-	m.pb2 = add("proj.2.bias", true, cfg.ProjDim)
-	uniform(m.pw1, e)
-	uniform(m.pb1, e)
-	uniform(m.pw2, cfg.ProjDim)
-	uniform(m.pb2, cfg.ProjDim)
+	m.head = p.head(m.EmbedDim(), cfg.ProjDim, cfg.ProjDim)
+	m.params = p.params
 	return m, nil
-}
-
-func fill(d *tensor.Dense, f func() float64) {
-	switch d.Dtype() {
-	case tensor.Float32:
-		for i, s := 0, d.Float32s(); i < len(s); i++ {
-			s[i] = float32(f())
-		}
-	case tensor.Float64:
-		for i, s := 0, d.Float64s(); i < len(s); i++ {
-			s[i] = f()
-		}
-	}
 }
 
 func (m *GIN) dtype() tensor.Dtype {

@@ -97,9 +97,6 @@ func (c ResNetConfig) withDefaults() (ResNetConfig, error) {
 	return c, nil
 }
 
-// bnIdx holds the indices in ResNet.params of one BatchNorm.
-type bnIdx struct{ gamma, beta, runMean, runVar int }
-
 // convBN is a convolution without bias followed by BatchNorm.
 type convBN struct {
 	w              int // weight index, shape out×in×k×k
@@ -122,8 +119,8 @@ type ResNet struct {
 	params []*Param
 	stem   convBN
 	blocks []basicBlock
-	// Projection head: Linear(EmbedDim, ProjHidden) → ReLU → Linear(ProjHidden, ProjDim).
-	pw1, pb1, pw2, pb2 int
+	// head is Linear(EmbedDim, ProjHidden) → ReLU → Linear(ProjHidden, ProjDim).
+	head headIdx
 }
 
 // NewResNet builds a ResNet initialised as torchvision does: convolution
@@ -137,28 +134,13 @@ func NewResNet(cfg ResNetConfig, seed uint64) (*ResNet, error) {
 		return nil, err
 	}
 	m := &ResNet{cfg: cfg}
-	rng := rand.New(rand.NewPCG(seed, 0x2545f4914f6cdd1d))
-	dt := m.dtype()
-	add := func(name string, trainable bool, shape ...int) int {
-		m.params = append(m.params, &Param{Name: name, Value: tensor.New(tensor.Of(dt), tensor.WithShape(shape...)), Trainable: trainable})
-		return len(m.params) - 1
-	}
-	constant := func(i int, c float64) { fill(m.params[i].Value, func() float64 { return c }) }
+	p := &paramBuilder{dt: m.dtype(), rng: rand.New(rand.NewPCG(seed, 0x2545f4914f6cdd1d))}
 	newConvBN := func(prefix, bnName string, in, out, k, stride int) convBN {
 		c := convBN{stride: stride, pad: k / 2, k: k}
-		c.w = add(prefix+".weight", true, out, in, k, k)
+		c.w = p.add(prefix+".weight", true, out, in, k, k)
 		std := math.Sqrt(2 / float64(out*k*k))
-		fill(m.params[c.w].Value, func() float64 { return rng.NormFloat64() * std })
-		c.bn = bnIdx{
-			gamma:   add(bnName+".weight", true, out),
-			beta:    add(bnName+".bias", true, out),
-			runMean: add(bnName+".running_mean", false, out),
-			runVar:  add(bnName+".running_var", false, out),
-		}
-		constant(c.bn.gamma, 1)
-		constant(c.bn.beta, 0)
-		constant(c.bn.runMean, 0)
-		constant(c.bn.runVar, 1)
+		fill(p.value(c.w), func() float64 { return p.rng.NormFloat64() * std })
+		c.bn = p.batchNorm(bnName+".", out)
 		return c
 	}
 	m.stem = newConvBN("conv1", "bn1", cfg.InChannels, cfg.Stem, 3, 1)
@@ -169,31 +151,20 @@ func NewResNet(cfg ResNetConfig, seed uint64) (*ResNet, error) {
 			if s > 0 && j == 0 {
 				stride = 2
 			}
-			p := fmt.Sprintf("layer%d.%d.", s+1, j)
+			pre := fmt.Sprintf("layer%d.%d.", s+1, j)
 			var b basicBlock
-			b.c1 = newConvBN(p+"conv1", p+"bn1", in, w, 3, stride)
-			b.c2 = newConvBN(p+"conv2", p+"bn2", w, w, 3, 1)
+			b.c1 = newConvBN(pre+"conv1", pre+"bn1", in, w, 3, stride)
+			b.c2 = newConvBN(pre+"conv2", pre+"bn2", w, w, 3, 1)
 			if stride != 1 || in != w {
-				sc := newConvBN(p+"shortcut.0", p+"shortcut.1", in, w, 1, stride)
+				sc := newConvBN(pre+"shortcut.0", pre+"shortcut.1", in, w, 1, stride)
 				b.shortcut = &sc
 			}
 			m.blocks = append(m.blocks, b)
 			in = w
 		}
 	}
-	uniform := func(i, fanIn int) {
-		bound := 1 / math.Sqrt(float64(fanIn))
-		fill(m.params[i].Value, func() float64 { return (2*rng.Float64() - 1) * bound })
-	}
-	e := m.EmbedDim()
-	m.pw1 = add("proj.0.weight", true, e, cfg.ProjHidden)
-	m.pb1 = add("proj.0.bias", true, cfg.ProjHidden)
-	m.pw2 = add("proj.2.weight", true, cfg.ProjHidden, cfg.ProjDim)
-	m.pb2 = add("proj.2.bias", true, cfg.ProjDim)
-	uniform(m.pw1, e)
-	uniform(m.pb1, e)
-	uniform(m.pw2, cfg.ProjHidden)
-	uniform(m.pb2, cfg.ProjHidden)
+	m.head = p.head(m.EmbedDim(), cfg.ProjHidden, cfg.ProjDim)
+	m.params = p.params
 	return m, nil
 }
 
@@ -249,12 +220,6 @@ func (m *ResNet) ForwardFLOPs(h, w int) int64 {
 	return f
 }
 
-// resBNCall records one training-mode BatchNorm call.
-type resBNCall struct {
-	bn bnIdx
-	op *ops.BatchNormOp
-}
-
 // ResNetBound is a ResNet bound into one Gorgonia expression graph. Its
 // parameter nodes share their values with the model's Params, so an
 // optimiser step on the Params is seen by the next run of the graph. The
@@ -263,23 +228,14 @@ type resBNCall struct {
 //
 // A ResNetBound is used by one goroutine at a time.
 type ResNetBound struct {
-	m     *ResNet
-	g     *gorgonia.ExprGraph
-	nodes []*gorgonia.Node
-	calls []resBNCall
-	n     int
+	binding
+	m *ResNet
+	n int
 }
 
 // Bind prepares m for the expression graph g. Call it once per graph.
 func (m *ResNet) Bind(g *gorgonia.ExprGraph) *ResNetBound {
-	return &ResNetBound{m: m, g: g, nodes: make([]*gorgonia.Node, len(m.params))}
-}
-
-func (b *ResNetBound) node(i int) *gorgonia.Node {
-	if b.nodes[i] == nil {
-		b.nodes[i] = paramNode(b.g, b.m.params[i])
-	}
-	return b.nodes[i]
+	return &ResNetBound{binding: newBinding(g, m.params), m: m}
 }
 
 // Input adds an input node of n images (n×C×h×w) and returns it with its
@@ -300,19 +256,7 @@ func (b *ResNetBound) convBN(x *gorgonia.Node, c convBN, train, relu, noGradX bo
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	cfg := ops.BNConfig{Eps: b.m.cfg.BNEps, Training: train, ReLU: relu}
-	if !train {
-		cfg.RunningMean = floats64(b.m.params[c.bn.runMean].Value)
-		cfg.RunningVar = floats64(b.m.params[c.bn.runVar].Value)
-	}
-	y, op, err := ops.BatchNorm2D(y, b.node(c.bn.gamma), b.node(c.bn.beta), cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.m.params[c.bn.gamma].Name, err)
-	}
-	if train {
-		b.calls = append(b.calls, resBNCall{bn: c.bn, op: op})
-	}
-	return y, nil
+	return b.batchNorm(ops.BatchNorm2D, y, c.bn, ops.BNConfig{Eps: b.m.cfg.BNEps, Training: train, ReLU: relu})
 }
 
 // Encode adds the encoder applied to x (n×C×h×w) and returns the pooled
@@ -358,35 +302,18 @@ func (b *ResNetBound) Encode(x *gorgonia.Node, train bool) (*gorgonia.Node, erro
 
 // Project adds the projection head applied to emb (n × EmbedDim).
 func (b *ResNetBound) Project(emb *gorgonia.Node) (*gorgonia.Node, error) {
-	if emb == nil || emb.Shape().Dims() != 2 || emb.Shape()[1] != b.m.EmbedDim() {
-		var s tensor.Shape
-		if emb != nil {
-			s = emb.Shape()
-		}
-		return nil, fmt.Errorf("resnet project: input shape %v, want (n, %d)", s, b.m.EmbedDim())
-	}
-	h, err := ops.Linear(emb, b.node(b.m.pw1), b.node(b.m.pb1), ops.LinearOpts{ReLU: true})
-	if err != nil {
-		return nil, fmt.Errorf("resnet project: %w", err)
-	}
-	out, err := ops.Linear(h, b.node(b.m.pw2), b.node(b.m.pb2), ops.LinearOpts{})
-	if err != nil {
-		return nil, fmt.Errorf("resnet project: %w", err)
-	}
-	return out, nil
+	return b.project(emb, b.m.EmbedDim(), b.m.head, b.linear)
 }
 
 // Learnables returns the nodes of the trainable parameters used so far in
 // this graph, in Params order: pass them to gorgonia.Grad.
-func (b *ResNetBound) Learnables() gorgonia.Nodes { return learnableNodes(b.m.params, b.nodes) }
+func (b *ResNetBound) Learnables() gorgonia.Nodes { return b.learnables() }
 
 // Grads copies, after a run, the gradient of every trainable parameter in
 // Params order into dst (grown or reallocated as needed; pass the previous
 // result to reuse its buffers) and returns it. A parameter the graph does
 // not use gets nil, which Adam.Step skips.
-func (b *ResNetBound) Grads(dst [][]float32) ([][]float32, error) {
-	return readGrads(b.m.params, b.nodes, dst)
-}
+func (b *ResNetBound) Grads(dst [][]float32) ([][]float32, error) { return b.grads(dst) }
 
 // CommitStats folds the batch statistics of the latest run of every
 // training-mode BatchNorm call into the running buffers, in call order (two
@@ -394,28 +321,7 @@ func (b *ResNetBound) Grads(dst [][]float32) ([][]float32, error) {
 // running_mean ← (1−m)·running_mean + m·μ_B and
 // running_var ← (1−m)·running_var + m·σ²_B·n/(n−1), m = BNMomentum.
 // Call it once after every run. On error no buffer is changed.
-func (b *ResNetBound) CommitStats() error {
-	type upd struct {
-		bn      bnIdx
-		mean, v []float64
-		n       int
-	}
-	ups := make([]upd, 0, len(b.calls))
-	for k, c := range b.calls {
-		mean, v, n, err := c.op.BatchStats()
-		if err != nil {
-			return fmt.Errorf("commit stats: %s (call %d): %w", b.m.params[c.bn.gamma].Name, k, err)
-		}
-		if n < 2 {
-			return fmt.Errorf("commit stats: %s: %d values per channel, need 2 for the unbiased variance", b.m.params[c.bn.gamma].Name, n)
-		}
-		ups = append(ups, upd{c.bn, mean, v, n})
-	}
-	for _, u := range ups {
-		foldStats(b.m.params[u.bn.runMean].Value, b.m.params[u.bn.runVar].Value, u.mean, u.v, u.n, b.m.cfg.BNMomentum)
-	}
-	return nil
-}
+func (b *ResNetBound) CommitStats() error { return b.commitStats(b.m.cfg.BNMomentum) }
 
 // EmbedImages returns evaluation-mode (running BatchNorm statistics)
 // representations (n × EmbedDim) and projections (n × ProjDim) of the n

@@ -41,7 +41,7 @@ func TestCommitStats(t *testing.T) {
 	// with the unbiased variance.
 	for l := 0; l < 3; l++ {
 		li := m.layers[l]
-		rm, rv := floats64(m.params[li.runMean].Value), floats64(m.params[li.runVar].Value)
+		rm, rv := floats64(m.params[li.bn.runMean].Value), floats64(m.params[li.bn.runVar].Value)
 		for j := range rm {
 			n1, n2 := float64(v1.NumNodes), float64(v2.NumNodes)
 			wm := 0.9*(0.9*0+0.1*means1[l][j]) + 0.1*means2[l][j]
@@ -52,11 +52,11 @@ func TestCommitStats(t *testing.T) {
 		}
 	}
 	// Nothing pending any more: a second commit changes nothing.
-	before := floats64(m.params[m.layers[0].runMean].Value)
+	before := floats64(m.params[m.layers[0].bn.runMean].Value)
 	if err := b.CommitStats(); err != nil {
 		t.Fatal(err)
 	}
-	if d := maxRel64(floats64(m.params[m.layers[0].runMean].Value), before); d != 0 {
+	if d := maxRel64(floats64(m.params[m.layers[0].bn.runMean].Value), before); d != 0 {
 		t.Errorf("a second CommitStats changed the running mean by %v", d)
 	}
 
@@ -90,11 +90,11 @@ func TestCommitStatsBeforeRunFails(t *testing.T) {
 	if _, err := b.Encode(smallBatch(t, 2, 3), true); err != nil {
 		t.Fatal(err)
 	}
-	before := floats64(m.params[m.layers[0].runMean].Value)
+	before := floats64(m.params[m.layers[0].bn.runMean].Value)
 	if err := b.CommitStats(); err == nil {
 		t.Fatal("CommitStats before the machine ran: want an error")
 	}
-	if d := maxRel64(floats64(m.params[m.layers[0].runMean].Value), before); d != 0 {
+	if d := maxRel64(floats64(m.params[m.layers[0].bn.runMean].Value), before); d != 0 {
 		t.Error("a failed CommitStats changed the buffers")
 	}
 }

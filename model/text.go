@@ -173,44 +173,32 @@ func NewTextMLP(cfg TextConfig, seed uint64) (*TextMLP, error) {
 		return nil, err
 	}
 	m := &TextMLP{cfg: cfg}
-	dt := tensor.Float32
+	p := &paramBuilder{dt: tensor.Float32, rng: rand.New(rand.NewPCG(seed, 0x7e47a11ce))}
 	if cfg.Float64 {
-		dt = tensor.Float64
+		p.dt = tensor.Float64
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x7e47a11ce))
-	add := func(name string, trainable bool, shape ...int) *tensor.Dense {
-		d := tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
-		m.params = append(m.params, &Param{Name: name, Value: d, Trainable: trainable})
-		return d
-	}
-	uniform := func(d *tensor.Dense, fanIn int) {
-		bound := 1 / math.Sqrt(float64(fanIn))
-		fill(d, func() float64 { return (2*rng.Float64() - 1) * bound })
-	}
-	emb := add("embedding.weight", cfg.TrainEmbeddings, cfg.VocabSize, cfg.EmbDim)
+	emb := p.add("embedding.weight", cfg.TrainEmbeddings, cfg.VocabSize, cfg.EmbDim)
 	if cfg.Vectors != nil {
 		i := 0
-		fill(emb, func() float64 { v := cfg.Vectors[i]; i++; return float64(v) })
+		fill(p.value(emb), func() float64 { v := cfg.Vectors[i]; i++; return float64(v) })
 	} else {
 		s := 1 / math.Sqrt(float64(cfg.EmbDim))
-		fill(emb, func() float64 { return rng.NormFloat64() * s })
+		fill(p.value(emb), func() float64 { return p.rng.NormFloat64() * s })
 	}
-	h, p := cfg.Hidden, cfg.ProjDim
-	uniform(add("mlp.0.weight", true, cfg.EmbDim, h), cfg.EmbDim)
-	uniform(add("mlp.0.bias", true, h), cfg.EmbDim)
-	w2, b2 := add("mlp.3.weight", true, h, h), add("mlp.3.bias", true, h)
-	uniform(w2, h)
-	uniform(b2, h)
+	h := cfg.Hidden
+	p.uniform(p.add("mlp.0.weight", true, cfg.EmbDim, h), cfg.EmbDim)
+	p.uniform(p.add("mlp.0.bias", true, h), cfg.EmbDim)
+	w2, b2 := p.add("mlp.3.weight", true, h, h), p.add("mlp.3.bias", true, h)
+	p.uniform(w2, h)
+	p.uniform(b2, h)
 	if cfg.Residual {
 		// Drawn and then zeroed, so that the other parameters are the same
 		// with and without Residual.
-		fill(w2, func() float64 { return 0 })
-		fill(b2, func() float64 { return 0 })
+		p.constant(w2, 0)
+		p.constant(b2, 0)
 	}
-	uniform(add("proj.0.weight", true, h, p), h)
-	uniform(add("proj.0.bias", true, p), h)
-	uniform(add("proj.2.weight", true, p, p), p)
-	uniform(add("proj.2.bias", true, p), p)
+	p.head(h, cfg.ProjDim, cfg.ProjDim)
+	m.params = p.params
 	return m, nil
 }
 
@@ -232,9 +220,8 @@ func (m *TextMLP) ProjDim() int { return m.cfg.ProjDim }
 // both SimCSE views through the same TextBound so that the gradients of the
 // shared parameter nodes accumulate. Used by one goroutine at a time.
 type TextBound struct {
+	binding
 	m     *TextMLP
-	g     *gorgonia.ExprGraph
-	nodes []*gorgonia.Node
 	n     int
 	masks [][]float64 // the hidden-layer dropout masks drawn by Encode, in call order
 	// inputMasks are the bag dropout masks and viewBatches the token lists
@@ -269,15 +256,7 @@ const (
 // Bind prepares m for the expression graph g; parameter nodes are created
 // on first use. Call Bind once per graph.
 func (m *TextMLP) Bind(g *gorgonia.ExprGraph) *TextBound {
-	return &TextBound{m: m, g: g, nodes: make([]*gorgonia.Node, len(m.params))}
-}
-
-func (b *TextBound) node(i int) *gorgonia.Node {
-	if b.nodes[i] != nil {
-		return b.nodes[i]
-	}
-	b.nodes[i] = paramNode(b.g, b.m.params[i])
-	return b.nodes[i]
+	return &TextBound{binding: newBinding(g, m.params), m: m}
 }
 
 func (b *TextBound) constant(name string, rows, cols int, v []float64) *gorgonia.Node {
@@ -413,9 +392,9 @@ func (b *TextBound) EncodeViews(batch [][]int32, views int, train bool, rng *ran
 				return nil, fmt.Errorf("encode: bag dropout: %w", err)
 			}
 		}
-		hid, err := ops.Linear(x, b.node(tW1), b.node(tB1), ops.LinearOpts{ReLU: true, NoInputGrad: !cfg.TrainEmbeddings})
+		hid, err := b.linear(x, tW1, tB1, true, !cfg.TrainEmbeddings)
 		if err != nil {
-			return nil, fmt.Errorf("encode: mlp.0: %w", err)
+			return nil, fmt.Errorf("encode: %w", err)
 		}
 		if train && cfg.Dropout > 0 {
 			mask := DropoutMask(rng, n*h, cfg.Dropout)
@@ -424,8 +403,8 @@ func (b *TextBound) EncodeViews(batch [][]int32, views int, train bool, rng *ran
 				return nil, fmt.Errorf("encode: dropout: %w", err)
 			}
 		}
-		if out[v], err = ops.Linear(hid, b.node(tW2), b.node(tB2), ops.LinearOpts{}); err != nil {
-			return nil, fmt.Errorf("encode: mlp.3: %w", err)
+		if out[v], err = b.linear(hid, tW2, tB2, false, false); err != nil {
+			return nil, fmt.Errorf("encode: %w", err)
 		}
 		if cfg.Residual {
 			if out[v], err = gorgonia.Add(x, out[v]); err != nil {
@@ -530,18 +509,7 @@ func (b *TextBound) ViewBatches() [][][]int32 { return b.viewBatches }
 // Project adds the projection head applied to emb (n × Hidden) and returns
 // n × ProjDim.
 func (b *TextBound) Project(emb *gorgonia.Node) (*gorgonia.Node, error) {
-	if emb == nil || emb.Shape().Dims() != 2 || emb.Shape()[1] != b.m.cfg.Hidden {
-		return nil, fmt.Errorf("project: input must be an (n, %d) matrix", b.m.cfg.Hidden)
-	}
-	h, err := ops.Linear(emb, b.node(tPW1), b.node(tPB1), ops.LinearOpts{ReLU: true})
-	if err != nil {
-		return nil, fmt.Errorf("project: proj.0: %w", err)
-	}
-	out, err := ops.Linear(h, b.node(tPW2), b.node(tPB2), ops.LinearOpts{})
-	if err != nil {
-		return nil, fmt.Errorf("project: proj.2: %w", err)
-	}
-	return out, nil
+	return b.project(emb, b.m.cfg.Hidden, headIdx{tPW1, tPB1, tPW2, tPB2}, b.linear)
 }
 
 // Learnables returns the nodes to differentiate, pass them to

@@ -3,11 +3,10 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"hash"
 	"math"
 	"sync/atomic"
 
-	"github.com/chewxy/hm"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -46,6 +45,7 @@ type BNConfig struct {
 // The same op type serves [BatchNorm2D] on [N,C,H,W] tensors (rank4), where
 // the statistics run over N·H·W values per channel.
 type BatchNormOp struct {
+	gop.Base
 	id       uint64
 	c        int
 	eps      float64
@@ -82,7 +82,7 @@ func BatchNorm(x, gamma, beta *gorgonia.Node, cfg BNConfig) (*gorgonia.Node, *Ba
 	if cfg.ReLU {
 		return nil, nil, errors.New("ops: BatchNorm: BNConfig.ReLU is only supported by BatchNorm2D")
 	}
-	op, err := newBatchNormOp("BatchNorm", x.Shape()[1], cfg)
+	op, err := newBatchNormOp(x.Shape()[1], cfg, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -94,12 +94,17 @@ func BatchNorm(x, gamma, beta *gorgonia.Node, cfg BNConfig) (*gorgonia.Node, *Ba
 }
 
 // newBatchNormOp validates cfg for c channels and returns a new op with a
-// unique id.
-func newBatchNormOp(name string, c int, cfg BNConfig) (*BatchNormOp, error) {
+// unique id, for n×C matrices or, with rank4, for [N,C,H,W] tensors
+// (BatchNorm2D, with the fused ReLU of cfg).
+func newBatchNormOp(c int, cfg BNConfig, rank4 bool) (*BatchNormOp, error) {
+	name := "BatchNorm"
+	if rank4 {
+		name = "BatchNorm2D"
+	}
 	if !(cfg.Eps > 0) {
 		return nil, fmt.Errorf("ops: %s: Eps = %v, want > 0", name, cfg.Eps)
 	}
-	op := &BatchNormOp{id: bnCounter.Add(1), c: c, eps: cfg.Eps, training: cfg.Training}
+	op := &BatchNormOp{id: bnCounter.Add(1), c: c, eps: cfg.Eps, training: cfg.Training, rank4: rank4, relu: rank4 && cfg.ReLU}
 	if !cfg.Training {
 		if len(cfg.RunningMean) != c || len(cfg.RunningVar) != c {
 			return nil, fmt.Errorf("ops: %s: evaluation mode needs running mean and variance of length %d, got %d and %d",
@@ -118,7 +123,20 @@ func newBatchNormOp(name string, c int, cfg BNConfig) (*BatchNormOp, error) {
 		op.variance = make([]float64, c)
 		op.invStd = make([]float64, c)
 	}
+	if rank4 {
+		op.gsdy, op.gsdyx = make([]float64, c), make([]float64, c)
+	}
+	op.Base = op.describe()
 	return op, nil
+}
+
+// describe returns the op's Base: Matrix a → Vector a → Vector a → Matrix a
+// (4-D tensors for BatchNorm2D), hashed with the unique id, the mode, ε,
+// the channel count, the rank and the fused ReLU.
+func (op *BatchNormOp) describe() gop.Base {
+	key := fmt.Sprintf("BatchNorm{id=%d,train=%t,eps=%g,c=%d,rank4=%t,relu=%t}", op.id, op.training, op.eps, op.c, op.rank4, op.relu)
+	desc := fmt.Sprintf("%s{id=%d,train=%t,eps=%g,relu=%t}", op.opName(), op.id, op.training, op.eps, op.relu)
+	return gop.New(key, desc, op.dims(), 1, 1, op.dims())
 }
 
 // Training reports whether the op uses batch statistics.
@@ -139,52 +157,19 @@ func (op *BatchNormOp) BatchStats() (mean, variance []float64, n int, err error)
 	return append([]float64(nil), op.mean...), append([]float64(nil), op.variance...), op.n, nil
 }
 
-// Arity is 3: x, γ, β.
-func (op *BatchNormOp) Arity() int { return 3 }
-
-// Type is Matrix a → Vector a → Vector a → Matrix a (4-D tensors for
-// BatchNorm2D).
-func (op *BatchNormOp) Type() hm.Type {
-	if op.rank4 {
-		return hm.NewFnType(tensor4Type, vecType, vecType, tensor4Type)
-	}
-	return hm.NewFnType(matType, vecType, vecType, matType)
-}
-
 // InferShape returns x's shape after checking γ and β.
 func (op *BatchNormOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 3 {
-		return nil, fmt.Errorf("ops: BatchNorm: got %d inputs, want 3", len(ds))
-	}
-	s, err := shapeOf(op.opName(), ds[0], "x", op.dims())
+	sh, err := inputShapes(op.opName(), ds, op.args()...)
 	if err != nil {
 		return nil, err
 	}
+	s := sh[0]
 	for i, name := range []string{"gamma", "beta"} {
-		c, err := vecLen("BatchNorm", ds[i+1], name)
-		if err != nil {
-			return nil, err
-		}
-		if c != s[1] || c != op.c {
-			return nil, fmt.Errorf("ops: BatchNorm: %s has length %d, x has %d columns, op built for %d", name, c, s[1], op.c)
+		if c := sh[i+1][0]; c != s[1] || c != op.c {
+			return nil, fmt.Errorf("ops: %s: %s has length %d, x has %d columns, op built for %d", op.opName(), name, c, s[1], op.c)
 		}
 	}
 	return s.Clone(), nil
-}
-
-// ReturnsPtr is false.
-func (op *BatchNormOp) ReturnsPtr() bool { return false }
-
-// CallsExtern is false.
-func (op *BatchNormOp) CallsExtern() bool { return false }
-
-// OverwritesInput is -1.
-func (op *BatchNormOp) OverwritesInput() int { return -1 }
-
-// WriteHash writes the unique id, the mode, ε, the channel count, the
-// rank and the fused ReLU.
-func (op *BatchNormOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "BatchNorm{id=%d,train=%t,eps=%g,c=%d,rank4=%t,relu=%t}", op.id, op.training, op.eps, op.c, op.rank4, op.relu)
 }
 
 func (op *BatchNormOp) opName() string {
@@ -202,60 +187,44 @@ func (op *BatchNormOp) dims() int {
 	return 2
 }
 
-// Hashcode returns the FNV-1a hash of WriteHash.
-func (op *BatchNormOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
-
-// String describes the op.
-func (op *BatchNormOp) String() string {
-	return fmt.Sprintf("%s{id=%d,train=%t,eps=%g,relu=%t}", op.opName(), op.id, op.training, op.eps, op.relu)
+// args are the inputs x, γ and β.
+func (op *BatchNormOp) args() []arg {
+	if op.rank4 {
+		return bn4Args
+	}
+	return bnArgs
 }
 
-func (op *BatchNormOp) inputs(vals []gorgonia.Value) (x, gamma, beta *tensor.Dense, err error) {
-	if len(vals) != 3 {
-		return nil, nil, nil, fmt.Errorf("ops: BatchNorm: got %d inputs, want 3", len(vals))
-	}
+var (
+	bnArgs  = []arg{{"x", 2}, {"gamma", 1}, {"beta", 1}}
+	bn4Args = []arg{{"x", 4}, {"gamma", 1}, {"beta", 1}}
+)
+
+// Do normalises x into a new tensor (or the one the op keeps, see
+// SetOutputReuse).
+func (op *BatchNormOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
+	return op.UsePreallocDo(nil, vals...)
+}
+
+// UsePreallocDo normalises x into prealloc (nil: as Do).
+func (op *BatchNormOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
 	name := op.opName()
-	if x, err = asDense(vals[0], op.dims(), name, "x"); err != nil {
-		return nil, nil, nil, err
+	in, err := denseInputs(name, vals, op.args()...)
+	if err != nil {
+		return nil, err
 	}
-	if gamma, err = asDense(vals[1], 1, name, "gamma"); err != nil {
-		return nil, nil, nil, err
-	}
-	if beta, err = asDense(vals[2], 1, name, "beta"); err != nil {
-		return nil, nil, nil, err
-	}
-	if err = sameDtype(name, x, gamma, beta); err != nil {
-		return nil, nil, nil, err
-	}
+	x, gamma, beta := in[0], in[1], in[2]
 	if x.Shape()[1] != op.c || gamma.Shape()[0] != op.c || beta.Shape()[0] != op.c {
-		return nil, nil, nil, fmt.Errorf("ops: %s: x %v, gamma %v, beta %v do not match %d channels",
+		return nil, fmt.Errorf("ops: %s: x %v, gamma %v, beta %v do not match %d channels",
 			name, x.Shape(), gamma.Shape(), beta.Shape(), op.c)
 	}
 	if op.training && x.Shape().TotalSize()/op.c < 2 {
 		if op.rank4 {
-			return nil, nil, nil, fmt.Errorf("ops: BatchNorm2D: training mode needs at least 2 values per channel, x has shape %v", x.Shape())
+			return nil, fmt.Errorf("ops: BatchNorm2D: training mode needs at least 2 values per channel, x has shape %v", x.Shape())
 		}
-		return nil, nil, nil, fmt.Errorf("ops: BatchNorm: training mode needs at least 2 rows, got %d", x.Shape()[0])
+		return nil, fmt.Errorf("ops: BatchNorm: training mode needs at least 2 rows, got %d", x.Shape()[0])
 	}
-	return x, gamma, beta, nil
-}
-
-// Do allocates the output and normalises x.
-func (op *BatchNormOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, gamma, beta, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(x.Dtype(), x.Shape()...), x, gamma, beta), nil
-}
-
-// UsePreallocDo normalises x into prealloc.
-func (op *BatchNormOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, gamma, beta, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	out, err := checkOut(op.opName(), prealloc, x.Dtype(), x.Shape(), x, gamma, beta)
+	out, err := outputTensor(&op.out, name, prealloc, x.Dtype(), x.Shape(), x, gamma, beta)
 	if err != nil {
 		return nil, err
 	}
@@ -349,11 +318,11 @@ func (op *BatchNormOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Nod
 	if op.rank4 {
 		return op.symDiff4(inputs, output, grad)
 	}
-	dx, err := gorgonia.ApplyOp(&bnGradOp{fwd: op, wrtX: true}, inputs[0], inputs[1], grad)
+	dx, err := gorgonia.ApplyOp(newBNGradOp(op, true), inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BatchNorm.SymDiff dx: %w", err)
 	}
-	dg, err := gorgonia.ApplyOp(&bnGradOp{fwd: op, wrtX: false}, inputs[0], inputs[1], grad)
+	dg, err := gorgonia.ApplyOp(newBNGradOp(op, false), inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BatchNorm.SymDiff dgamma: %w", err)
 	}
@@ -368,94 +337,57 @@ func (op *BatchNormOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Nod
 // (wrtX, an n×C matrix) or γ (a length-C vector), from x, γ and dy, using
 // the statistics saved by the forward op (which runs earlier on the tape).
 type bnGradOp struct {
+	gop.Base
 	fwd  *BatchNormOp
 	wrtX bool
 	out  outBuf
 }
 
-func (op *bnGradOp) name() string {
-	if op.wrtX {
-		return "BatchNormGradX"
+// newBNGradOp returns the gradient op of fwd with respect to x (wrtX:
+// Matrix a → Vector a → Matrix a → Matrix a) or γ (… → Vector a), hashed
+// with fwd's id.
+func newBNGradOp(fwd *BatchNormOp, wrtX bool) *bnGradOp {
+	name, out := "BatchNormGradGamma", 1
+	if wrtX {
+		name, out = "BatchNormGradX", 2
 	}
-	return "BatchNormGradGamma"
+	return &bnGradOp{Base: gop.New(fmt.Sprintf("%s{id=%d}", name, fwd.id), "", 2, 1, 2, out), fwd: fwd, wrtX: wrtX}
 }
 
-func (op *bnGradOp) Arity() int { return 3 }
-func (op *bnGradOp) Type() hm.Type {
-	if op.wrtX {
-		return hm.NewFnType(matType, vecType, matType, matType)
-	}
-	return hm.NewFnType(matType, vecType, matType, vecType)
-}
-func (op *bnGradOp) ReturnsPtr() bool     { return false }
-func (op *bnGradOp) CallsExtern() bool    { return false }
-func (op *bnGradOp) OverwritesInput() int { return -1 }
-func (op *bnGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "%s{id=%d}", op.name(), op.fwd.id)
-}
-func (op *bnGradOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
-func (op *bnGradOp) String() string   { return fmt.Sprintf("%s{id=%d}", op.name(), op.fwd.id) }
+var bnGradArgs = []arg{{"x", 2}, {"gamma", 1}, {"dy", 2}}
 
 func (op *bnGradOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 3 {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want 3", op.name(), len(ds))
-	}
-	s, err := matShape(op.name(), ds[0], "x")
+	s, err := inputShapes(op.String(), ds, bnGradArgs...)
 	if err != nil {
 		return nil, err
 	}
 	if op.wrtX {
-		return s.Clone(), nil
+		return s[0].Clone(), nil
 	}
-	return tensor.Shape{s[1]}, nil
-}
-
-func (op *bnGradOp) inputs(vals []gorgonia.Value) (x, gamma, dy *tensor.Dense, err error) {
-	if len(vals) != 3 {
-		return nil, nil, nil, fmt.Errorf("ops: %s: got %d inputs, want 3", op.name(), len(vals))
-	}
-	if x, err = asDense(vals[0], 2, op.name(), "x"); err != nil {
-		return nil, nil, nil, err
-	}
-	if gamma, err = asDense(vals[1], 1, op.name(), "gamma"); err != nil {
-		return nil, nil, nil, err
-	}
-	if dy, err = asDense(vals[2], 2, op.name(), "dy"); err != nil {
-		return nil, nil, nil, err
-	}
-	if err = sameDtype(op.name(), x, gamma, dy); err != nil {
-		return nil, nil, nil, err
-	}
-	if !x.Shape().Eq(dy.Shape()) || x.Shape()[1] != op.fwd.c || gamma.Shape()[0] != op.fwd.c {
-		return nil, nil, nil, fmt.Errorf("ops: %s: x %v, gamma %v, dy %v do not match %d channels", op.name(), x.Shape(), gamma.Shape(), dy.Shape(), op.fwd.c)
-	}
-	if op.fwd.training && (!op.fwd.ran || op.fwd.n != x.Shape()[0]) {
-		return nil, nil, nil, fmt.Errorf("ops: %s: the forward op has not run on this input", op.name())
-	}
-	return x, gamma, dy, nil
-}
-
-func (op *bnGradOp) outShape(x *tensor.Dense) tensor.Shape {
-	if op.wrtX {
-		return x.Shape().Clone()
-	}
-	return tensor.Shape{x.Shape()[1]}
+	return tensor.Shape{s[0][1]}, nil
 }
 
 func (op *bnGradOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, gamma, dy, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(x.Dtype(), op.outShape(x)...), x, gamma, dy), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
 func (op *bnGradOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, gamma, dy, err := op.inputs(vals)
+	in, err := denseInputs(op.String(), vals, bnGradArgs...)
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut(op.name(), prealloc, x.Dtype(), op.outShape(x), x, gamma, dy)
+	x, gamma, dy := in[0], in[1], in[2]
+	if !x.Shape().Eq(dy.Shape()) || x.Shape()[1] != op.fwd.c || gamma.Shape()[0] != op.fwd.c {
+		return nil, fmt.Errorf("ops: %s: x %v, gamma %v, dy %v do not match %d channels", op, x.Shape(), gamma.Shape(), dy.Shape(), op.fwd.c)
+	}
+	if op.fwd.training && (!op.fwd.ran || op.fwd.n != x.Shape()[0]) {
+		return nil, fmt.Errorf("ops: %s: the forward op has not run on this input", op)
+	}
+	shape := tensor.Shape{x.Shape()[1]}
+	if op.wrtX {
+		shape = x.Shape().Clone()
+	}
+	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), shape, x, gamma, dy)
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,9 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -27,12 +26,10 @@ func BatchNorm2D(x, gamma, beta *gorgonia.Node, cfg BNConfig) (*gorgonia.Node, *
 	if x.Shape().Dims() != 4 {
 		return nil, nil, fmt.Errorf("ops: BatchNorm2D: x must be [N,C,H,W], got shape %v", x.Shape())
 	}
-	op, err := newBatchNormOp("BatchNorm2D", x.Shape()[1], cfg)
+	op, err := newBatchNormOp(x.Shape()[1], cfg, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	op.rank4, op.relu = true, cfg.ReLU
-	op.gsdy, op.gsdyx = make([]float64, op.c), make([]float64, op.c)
 	y, err := gorgonia.ApplyOp(op, x, gamma, beta)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ops: BatchNorm2D: %w", err)
@@ -235,15 +232,15 @@ func (op *BatchNormOp) symDiff4(inputs gorgonia.Nodes, output, grad *gorgonia.No
 	if op.relu {
 		in = append(in, output)
 	}
-	dx, err := gorgonia.ApplyOp(&bn4GradXOp{fwd: op}, in...)
+	dx, err := gorgonia.ApplyOp(newBN4GradXOp(op), in...)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BatchNorm2D.SymDiff dx: %w", err)
 	}
-	dg, err := gorgonia.ApplyOp(&bn4ParamGradOp{fwd: op, gamma: true}, dx)
+	dg, err := gorgonia.ApplyOp(newBN4ParamGradOp(op, true), dx)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BatchNorm2D.SymDiff dgamma: %w", err)
 	}
-	db, err := gorgonia.ApplyOp(&bn4ParamGradOp{fwd: op, gamma: false}, dx)
+	db, err := gorgonia.ApplyOp(newBN4ParamGradOp(op, false), dx)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BatchNorm2D.SymDiff dbeta: %w", err)
 	}
@@ -255,95 +252,65 @@ func (op *BatchNormOp) symDiff4(inputs gorgonia.Nodes, output, grad *gorgonia.No
 // Σ dy and Σ dy·x̂ per channel for dγ and dβ. It is not itself
 // differentiated.
 type bn4GradXOp struct {
+	gop.Base
 	fwd *BatchNormOp
 	out outBuf
 }
 
-func (op *bn4GradXOp) name() string { return fmt.Sprintf("BatchNorm2DGradX{id=%d}", op.fwd.id) }
-func (op *bn4GradXOp) Arity() int {
-	if op.fwd.relu {
-		return 4
+// newBN4GradXOp returns the dx op of fwd: Tensor-4 a → Vector a →
+// Tensor-4 a (→ Tensor-4 a with the fused ReLU) → Tensor-4 a, hashed with
+// fwd's id.
+func newBN4GradXOp(fwd *BatchNormOp) *bn4GradXOp {
+	key := fmt.Sprintf("BatchNorm2DGradX{id=%d}", fwd.id)
+	ranks := []int{4, 1, 4, 4}
+	if fwd.relu {
+		ranks = []int{4, 1, 4, 4, 4}
 	}
-	return 3
+	return &bn4GradXOp{Base: gop.New(key, "", ranks...), fwd: fwd}
 }
-func (op *bn4GradXOp) Type() hm.Type {
+
+// args are the inputs x, γ, dy, and y with the fused ReLU.
+func (op *bn4GradXOp) args() []arg {
 	if op.fwd.relu {
-		return hm.NewFnType(tensor4Type, vecType, tensor4Type, tensor4Type, tensor4Type)
+		return bn4GradXArgs
 	}
-	return hm.NewFnType(tensor4Type, vecType, tensor4Type, tensor4Type)
+	return bn4GradXArgs[:3]
 }
-func (op *bn4GradXOp) ReturnsPtr() bool      { return false }
-func (op *bn4GradXOp) CallsExtern() bool     { return false }
-func (op *bn4GradXOp) OverwritesInput() int  { return -1 }
-func (op *bn4GradXOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
-func (op *bn4GradXOp) Hashcode() uint32      { return hashOf(op.WriteHash) }
-func (op *bn4GradXOp) String() string        { return op.name() }
+
+var bn4GradXArgs = []arg{{"x", 4}, {"gamma", 1}, {"dy", 4}, {"y", 4}}
 
 func (op *bn4GradXOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != op.Arity() {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want %d", op.name(), len(ds), op.Arity())
-	}
-	s, err := shapeOf(op.name(), ds[0], "x", 4)
+	s, err := inputShapes(op.String(), ds, op.args()...)
 	if err != nil {
 		return nil, err
 	}
-	return s.Clone(), nil
-}
-
-func (op *bn4GradXOp) inputs(vals []gorgonia.Value) (x, gamma, dy, y *tensor.Dense, err error) {
-	if len(vals) != op.Arity() {
-		return nil, nil, nil, nil, fmt.Errorf("ops: %s: got %d inputs, want %d", op.name(), len(vals), op.Arity())
-	}
-	if x, err = asDense(vals[0], 4, op.name(), "x"); err != nil {
-		return
-	}
-	if gamma, err = asDense(vals[1], 1, op.name(), "gamma"); err != nil {
-		return
-	}
-	if dy, err = asDense(vals[2], 4, op.name(), "dy"); err != nil {
-		return
-	}
-	ds := []*tensor.Dense{x, gamma, dy}
-	if op.fwd.relu {
-		if y, err = asDense(vals[3], 4, op.name(), "y"); err != nil {
-			return
-		}
-		if !y.Shape().Eq(x.Shape()) {
-			return nil, nil, nil, nil, fmt.Errorf("ops: %s: y has shape %v, x has %v", op.name(), y.Shape(), x.Shape())
-		}
-		ds = append(ds, y)
-	}
-	if err = sameDtype(op.name(), ds...); err != nil {
-		return
-	}
-	if !x.Shape().Eq(dy.Shape()) || x.Shape()[1] != op.fwd.c || gamma.Shape()[0] != op.fwd.c {
-		return nil, nil, nil, nil, fmt.Errorf("ops: %s: x %v, gamma %v, dy %v do not match %d channels",
-			op.name(), x.Shape(), gamma.Shape(), dy.Shape(), op.fwd.c)
-	}
-	if op.fwd.training && (!op.fwd.ran || op.fwd.n != x.Shape().TotalSize()/op.fwd.c) {
-		return nil, nil, nil, nil, fmt.Errorf("ops: %s: the forward op has not run on this input", op.name())
-	}
-	return x, gamma, dy, y, nil
+	return s[0].Clone(), nil
 }
 
 func (op *bn4GradXOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, gamma, dy, y, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(x.Dtype(), x.Shape()...), x, gamma, dy, y), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
 func (op *bn4GradXOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, gamma, dy, y, err := op.inputs(vals)
+	in, err := denseInputs(op.String(), vals, op.args()...)
 	if err != nil {
 		return nil, err
 	}
-	ins := []*tensor.Dense{x, gamma, dy}
-	if y != nil {
-		ins = append(ins, y)
+	x, gamma, dy := in[0], in[1], in[2]
+	var y *tensor.Dense
+	if op.fwd.relu {
+		if y = in[3]; !y.Shape().Eq(x.Shape()) {
+			return nil, fmt.Errorf("ops: %s: y has shape %v, x has %v", op, y.Shape(), x.Shape())
+		}
 	}
-	out, err := checkOut(op.name(), prealloc, x.Dtype(), x.Shape(), ins...)
+	if !x.Shape().Eq(dy.Shape()) || x.Shape()[1] != op.fwd.c || gamma.Shape()[0] != op.fwd.c {
+		return nil, fmt.Errorf("ops: %s: x %v, gamma %v, dy %v do not match %d channels",
+			op, x.Shape(), gamma.Shape(), dy.Shape(), op.fwd.c)
+	}
+	if op.fwd.training && (!op.fwd.ran || op.fwd.n != x.Shape().TotalSize()/op.fwd.c) {
+		return nil, fmt.Errorf("ops: %s: the forward op has not run on this input", op)
+	}
+	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), x.Shape(), in[:op.Arity()]...)
 	if err != nil {
 		return nil, err
 	}
@@ -447,70 +414,49 @@ func bn4Backward[T float32 | float64](fwd *BatchNormOp, out, x, gamma, dy, y []T
 // saved by the BatchNorm2D dx op, which is its only input (so that it runs
 // first). It is not itself differentiated.
 type bn4ParamGradOp struct {
+	gop.Base
 	fwd   *BatchNormOp
 	gamma bool
 }
 
-func (op *bn4ParamGradOp) name() string {
-	if op.gamma {
-		return fmt.Sprintf("BatchNorm2DGradGamma{id=%d}", op.fwd.id)
+// newBN4ParamGradOp returns the dγ (gamma) or dβ op of fwd (Tensor-4 a →
+// Vector a), hashed with fwd's id.
+func newBN4ParamGradOp(fwd *BatchNormOp, gamma bool) *bn4ParamGradOp {
+	name := "BatchNorm2DGradBeta"
+	if gamma {
+		name = "BatchNorm2DGradGamma"
 	}
-	return fmt.Sprintf("BatchNorm2DGradBeta{id=%d}", op.fwd.id)
+	return &bn4ParamGradOp{Base: gop.New(fmt.Sprintf("%s{id=%d}", name, fwd.id), "", 4, 1), fwd: fwd, gamma: gamma}
 }
-func (op *bn4ParamGradOp) Arity() int            { return 1 }
-func (op *bn4ParamGradOp) Type() hm.Type         { return hm.NewFnType(tensor4Type, vecType) }
-func (op *bn4ParamGradOp) ReturnsPtr() bool      { return false }
-func (op *bn4ParamGradOp) CallsExtern() bool     { return false }
-func (op *bn4ParamGradOp) OverwritesInput() int  { return -1 }
-func (op *bn4ParamGradOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
-func (op *bn4ParamGradOp) Hashcode() uint32      { return hashOf(op.WriteHash) }
-func (op *bn4ParamGradOp) String() string        { return op.name() }
 
 func (op *bn4ParamGradOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 1 {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want 1", op.name(), len(ds))
-	}
-	s, err := shapeOf(op.name(), ds[0], "dx", 4)
+	s, err := inputShapes(op.String(), ds, arg{"dx", 4})
 	if err != nil {
 		return nil, err
 	}
-	if s[1] != op.fwd.c {
-		return nil, fmt.Errorf("ops: %s: dx has %d channels, want %d", op.name(), s[1], op.fwd.c)
+	if s[0][1] != op.fwd.c {
+		return nil, fmt.Errorf("ops: %s: dx has %d channels, want %d", op, s[0][1], op.fwd.c)
 	}
 	return tensor.Shape{op.fwd.c}, nil
 }
 
-func (op *bn4ParamGradOp) input(vals []gorgonia.Value) (*tensor.Dense, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want 1", op.name(), len(vals))
-	}
-	dx, err := asDense(vals[0], 4, op.name(), "dx")
-	if err != nil {
-		return nil, err
-	}
-	if dx.Shape()[1] != op.fwd.c {
-		return nil, fmt.Errorf("ops: %s: dx has %d channels, want %d", op.name(), dx.Shape()[1], op.fwd.c)
-	}
-	if !op.fwd.gran {
-		return nil, fmt.Errorf("ops: %s: the dx op has not run", op.name())
-	}
-	return dx, nil
-}
-
 func (op *bn4ParamGradOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	dx, err := op.input(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(newDense(dx.Dtype(), op.fwd.c)), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
 func (op *bn4ParamGradOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	dx, err := op.input(vals)
+	in, err := denseInputs(op.String(), vals, arg{"dx", 4})
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut(op.name(), prealloc, dx.Dtype(), tensor.Shape{op.fwd.c}, dx)
+	dx := in[0]
+	if dx.Shape()[1] != op.fwd.c {
+		return nil, fmt.Errorf("ops: %s: dx has %d channels, want %d", op, dx.Shape()[1], op.fwd.c)
+	}
+	if !op.fwd.gran {
+		return nil, fmt.Errorf("ops: %s: the dx op has not run", op)
+	}
+	out, err := outputTensor(nil, op.String(), prealloc, dx.Dtype(), tensor.Shape{op.fwd.c}, dx)
 	if err != nil {
 		return nil, err
 	}

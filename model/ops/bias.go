@@ -2,10 +2,9 @@ package ops
 
 import (
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -14,6 +13,7 @@ import (
 // vector b added to every row, where act is the identity or ReLU. Its
 // gradients are dx = dy ⊙ act'(y) and db = Σ_rows dx.
 type BiasActOp struct {
+	gop.Base
 	relu bool
 	out  outBuf
 }
@@ -24,98 +24,54 @@ func BiasAct(x, b *gorgonia.Node, relu bool) (*gorgonia.Node, error) {
 	if x == nil || b == nil {
 		return nil, fmt.Errorf("ops: BiasAct: nil input")
 	}
-	n, err := gorgonia.ApplyOp(&BiasActOp{relu: relu}, x, b)
+	n, err := gorgonia.ApplyOp(newBiasActOp(relu), x, b)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BiasAct: %w", err)
 	}
 	return n, nil
 }
 
-func (op *BiasActOp) name() string {
-	if op.relu {
-		return "BiasReLU"
+// newBiasActOp returns the op of BiasAct (Matrix a → Vector a → Matrix a),
+// named, and hashed, after its activation.
+func newBiasActOp(relu bool) *BiasActOp {
+	name := "BiasAdd"
+	if relu {
+		name = "BiasReLU"
 	}
-	return "BiasAdd"
+	return &BiasActOp{Base: gop.New(name, "", 2, 1, 2), relu: relu}
 }
 
-// Arity is 2: x and b.
-func (op *BiasActOp) Arity() int { return 2 }
-
-// Type is Matrix a → Vector a → Matrix a.
-func (op *BiasActOp) Type() hm.Type { return hm.NewFnType(matType, vecType, matType) }
+var biasActArgs = []arg{{"x", 2}, {"b", 1}}
 
 // InferShape returns the shape of x after checking b's length.
 func (op *BiasActOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 2 {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want 2", op.name(), len(ds))
-	}
-	s, err := matShape(op.name(), ds[0], "x")
+	s, err := inputShapes(op.String(), ds, biasActArgs...)
 	if err != nil {
 		return nil, err
 	}
-	c, err := vecLen(op.name(), ds[1], "b")
-	if err != nil {
-		return nil, err
+	if c := s[1][0]; c != s[0][1] {
+		return nil, fmt.Errorf("ops: %s: bias has length %d, x has %d columns", op, c, s[0][1])
 	}
-	if c != s[1] {
-		return nil, fmt.Errorf("ops: %s: bias has length %d, x has %d columns", op.name(), c, s[1])
-	}
-	return s.Clone(), nil
+	return s[0].Clone(), nil
 }
 
-// ReturnsPtr is false.
-func (op *BiasActOp) ReturnsPtr() bool { return false }
-
-// CallsExtern is false.
-func (op *BiasActOp) CallsExtern() bool { return false }
-
-// OverwritesInput is -1.
-func (op *BiasActOp) OverwritesInput() int { return -1 }
-
-// WriteHash writes the op's name, which encodes the activation.
-func (op *BiasActOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
-
-// Hashcode returns the FNV-1a hash of WriteHash.
-func (op *BiasActOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
-
-// String describes the op.
-func (op *BiasActOp) String() string { return op.name() }
-
-func (op *BiasActOp) inputs(vals []gorgonia.Value) (x, b *tensor.Dense, err error) {
-	if len(vals) != 2 {
-		return nil, nil, fmt.Errorf("ops: %s: got %d inputs, want 2", op.name(), len(vals))
-	}
-	if x, err = asDense(vals[0], 2, op.name(), "x"); err != nil {
-		return nil, nil, err
-	}
-	if b, err = asDense(vals[1], 1, op.name(), "b"); err != nil {
-		return nil, nil, err
-	}
-	if err = sameDtype(op.name(), x, b); err != nil {
-		return nil, nil, err
-	}
-	if b.Shape()[0] != x.Shape()[1] {
-		return nil, nil, fmt.Errorf("ops: %s: bias has length %d, x has %d columns", op.name(), b.Shape()[0], x.Shape()[1])
-	}
-	return x, b, nil
-}
-
-// Do allocates the output and computes act(x + b).
+// Do computes act(x + b) into a new tensor (or the one the op keeps, see
+// SetOutputReuse).
 func (op *BiasActOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, b, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(x.Dtype(), x.Shape()...), x, b), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
-// UsePreallocDo computes act(x + b) into prealloc.
+// UsePreallocDo computes act(x + b) into prealloc (nil: as Do).
 func (op *BiasActOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, b, err := op.inputs(vals)
+	in, err := denseInputs(op.String(), vals, biasActArgs...)
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut(op.name(), prealloc, x.Dtype(), x.Shape(), x, b)
+	x, b := in[0], in[1]
+	if b.Shape()[0] != x.Shape()[1] {
+		return nil, fmt.Errorf("ops: %s: bias has length %d, x has %d columns", op, b.Shape()[0], x.Shape()[1])
+	}
+	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), x.Shape(), x, b)
 	if err != nil {
 		return nil, err
 	}
@@ -186,18 +142,18 @@ func (op *BiasActOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
 // SymDiff returns dx = grad ⊙ act'(output) and db = ColSum(dx).
 func (op *BiasActOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 	if len(inputs) != 2 {
-		return nil, fmt.Errorf("ops: %s.SymDiff: got %d inputs, want 2", op.name(), len(inputs))
+		return nil, fmt.Errorf("ops: %s.SymDiff: got %d inputs, want 2", op, len(inputs))
 	}
 	dx := grad
 	if op.relu {
 		var err error
-		if dx, err = gorgonia.ApplyOp(&reluGradOp{}, output, grad); err != nil {
-			return nil, fmt.Errorf("ops: %s.SymDiff: %w", op.name(), err)
+		if dx, err = gorgonia.ApplyOp(newReluGradOp(), output, grad); err != nil {
+			return nil, fmt.Errorf("ops: %s.SymDiff: %w", op, err)
 		}
 	}
 	db, err := ColSum(dx)
 	if err != nil {
-		return nil, fmt.Errorf("ops: %s.SymDiff: %w", op.name(), err)
+		return nil, fmt.Errorf("ops: %s.SymDiff: %w", op, err)
 	}
 	return gorgonia.Nodes{dx, db}, nil
 }
@@ -205,18 +161,13 @@ func (op *BiasActOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node)
 // reluGradOp computes dy ⊙ [y > 0] from the ReLU output y and the upstream
 // gradient dy, for tensors of any (equal) shape, in one branch-free pass.
 // It is not itself differentiated.
-type reluGradOp struct{ out outBuf }
-
-func (*reluGradOp) Arity() int           { return 2 }
-func (*reluGradOp) Type() hm.Type        { return hm.NewFnType(anyType, anyType, anyType) }
-func (*reluGradOp) ReturnsPtr() bool     { return false }
-func (*reluGradOp) CallsExtern() bool    { return false }
-func (*reluGradOp) OverwritesInput() int { return -1 }
-func (*reluGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprint(h, "ReLUGrad")
+type reluGradOp struct {
+	gop.Base
+	out outBuf
 }
-func (op *reluGradOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
-func (*reluGradOp) String() string      { return "ReLUGrad" }
+
+// newReluGradOp returns a reluGradOp (a → a → a, any equal shapes).
+func newReluGradOp() *reluGradOp { return &reluGradOp{Base: gop.New("ReLUGrad", "", 0, 0, 0)} }
 
 func (*reluGradOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return reluGradKind.inferShape(ds)
@@ -226,11 +177,11 @@ func (*reluGradOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 var reluGradKind = sameShapeKind{name: "ReLUGrad", a: "y", b: "dy", k32: reluGrad[float32], k64: reluGrad[float64]}
 
 func (op *reluGradOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	return reluGradKind.do(&op.out, false, nil, vals)
+	return reluGradKind.do(&op.out, nil, vals)
 }
 
 func (op *reluGradOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	return reluGradKind.do(&op.out, true, prealloc, vals)
+	return reluGradKind.do(&op.out, prealloc, vals)
 }
 
 // reluGrad writes out = dy ⊙ [y > 0], split between goroutines for large
@@ -246,79 +197,45 @@ func reluGrad[T float32 | float64](out, y, dy []T) {
 
 // ColSumOp computes the column sums of an n×C matrix, a length-C vector.
 // Its gradient broadcasts the upstream gradient to every row.
-type ColSumOp struct{}
+type ColSumOp struct{ gop.Base }
+
+// newColSumOp returns the op of ColSum (Matrix a → Vector a).
+func newColSumOp() ColSumOp { return ColSumOp{Base: gop.New("ColSum", "", 2, 1)} }
 
 // ColSum returns the node Σ_rows x.
 func ColSum(x *gorgonia.Node) (*gorgonia.Node, error) {
 	if x == nil {
 		return nil, fmt.Errorf("ops: ColSum: nil input")
 	}
-	n, err := gorgonia.ApplyOp(ColSumOp{}, x)
+	n, err := gorgonia.ApplyOp(newColSumOp(), x)
 	if err != nil {
 		return nil, fmt.Errorf("ops: ColSum: %w", err)
 	}
 	return n, nil
 }
 
-// Arity is 1.
-func (ColSumOp) Arity() int { return 1 }
-
-// Type is Matrix a → Vector a.
-func (ColSumOp) Type() hm.Type { return hm.NewFnType(matType, vecType) }
-
-// ReturnsPtr is false.
-func (ColSumOp) ReturnsPtr() bool { return false }
-
-// CallsExtern is false.
-func (ColSumOp) CallsExtern() bool { return false }
-
-// OverwritesInput is -1.
-func (ColSumOp) OverwritesInput() int { return -1 }
-
-// WriteHash writes the op's name.
-func (ColSumOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "ColSum") }
-
-// Hashcode returns the FNV-1a hash of WriteHash.
-func (op ColSumOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
-
-// String describes the op.
-func (ColSumOp) String() string { return "ColSum" }
-
 // InferShape returns (C).
 func (ColSumOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 1 {
-		return nil, fmt.Errorf("ops: ColSum: got %d inputs, want 1", len(ds))
-	}
-	s, err := matShape("ColSum", ds[0], "x")
+	s, err := inputShapes("ColSum", ds, arg{"x", 2})
 	if err != nil {
 		return nil, err
 	}
-	return tensor.Shape{s[1]}, nil
+	return tensor.Shape{s[0][1]}, nil
 }
 
-func (ColSumOp) input(vals []gorgonia.Value) (*tensor.Dense, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("ops: ColSum: got %d inputs, want 1", len(vals))
-	}
-	return asDense(vals[0], 2, "ColSum", "x")
-}
-
-// Do allocates the output and computes the column sums.
+// Do computes the column sums into a new tensor.
 func (op ColSumOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, err := op.input(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(newDense(x.Dtype(), x.Shape()[1]), x), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
-// UsePreallocDo computes the column sums into prealloc.
+// UsePreallocDo computes the column sums into prealloc (nil: as Do).
 func (op ColSumOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, err := op.input(vals)
+	in, err := denseInputs("ColSum", vals, arg{"x", 2})
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut("ColSum", prealloc, x.Dtype(), tensor.Shape{x.Shape()[1]}, x)
+	x := in[0]
+	out, err := outputTensor(nil, "ColSum", prealloc, x.Dtype(), tensor.Shape{x.Shape()[1]}, x)
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +274,7 @@ func (ColSumOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gor
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("ops: ColSum.SymDiff: got %d inputs, want 1", len(inputs))
 	}
-	dx, err := gorgonia.ApplyOp(&rowBroadcastOp{rows: inputs[0].Shape()[0]}, grad)
+	dx, err := gorgonia.ApplyOp(newRowBroadcastOp(inputs[0].Shape()[0]), grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: ColSum.SymDiff: %w", err)
 	}
@@ -366,50 +283,36 @@ func (ColSumOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gor
 
 // rowBroadcastOp repeats a length-C vector into rows×C. It is only used as
 // ColSum's gradient and is not itself differentiated.
-type rowBroadcastOp struct{ rows int }
-
-func (op *rowBroadcastOp) Arity() int           { return 1 }
-func (op *rowBroadcastOp) Type() hm.Type        { return hm.NewFnType(vecType, matType) }
-func (op *rowBroadcastOp) ReturnsPtr() bool     { return false }
-func (op *rowBroadcastOp) CallsExtern() bool    { return false }
-func (op *rowBroadcastOp) OverwritesInput() int { return -1 }
-func (op *rowBroadcastOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "RowBroadcast{%d}", op.rows)
+type rowBroadcastOp struct {
+	gop.Base
+	rows int
 }
-func (op *rowBroadcastOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
-func (op *rowBroadcastOp) String() string   { return fmt.Sprintf("RowBroadcast{%d}", op.rows) }
+
+// newRowBroadcastOp returns a rowBroadcastOp to rows rows (Vector a →
+// Matrix a), whose hash includes rows.
+func newRowBroadcastOp(rows int) *rowBroadcastOp {
+	return &rowBroadcastOp{Base: gop.New(fmt.Sprintf("RowBroadcast{%d}", rows), "", 1, 2), rows: rows}
+}
 
 func (op *rowBroadcastOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 1 {
-		return nil, fmt.Errorf("ops: RowBroadcast: got %d inputs, want 1", len(ds))
-	}
-	c, err := vecLen("RowBroadcast", ds[0], "v")
+	s, err := inputShapes("RowBroadcast", ds, arg{"v", 1})
 	if err != nil {
 		return nil, err
 	}
-	return tensor.Shape{op.rows, c}, nil
+	return tensor.Shape{op.rows, s[0][0]}, nil
 }
 
 func (op *rowBroadcastOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("ops: RowBroadcast: got %d inputs, want 1", len(vals))
-	}
-	v, err := asDense(vals[0], 1, "RowBroadcast", "v")
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(newDense(v.Dtype(), op.rows, v.Shape()[0]), v), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
 func (op *rowBroadcastOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("ops: RowBroadcast: got %d inputs, want 1", len(vals))
-	}
-	v, err := asDense(vals[0], 1, "RowBroadcast", "v")
+	in, err := denseInputs("RowBroadcast", vals, arg{"v", 1})
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut("RowBroadcast", prealloc, v.Dtype(), tensor.Shape{op.rows, v.Shape()[0]}, v)
+	v := in[0]
+	out, err := outputTensor(nil, "RowBroadcast", prealloc, v.Dtype(), tensor.Shape{op.rows, v.Shape()[0]}, v)
 	if err != nil {
 		return nil, err
 	}

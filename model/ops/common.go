@@ -2,12 +2,9 @@ package ops
 
 import (
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"runtime"
 	"sync"
 
-	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -15,20 +12,6 @@ import (
 // parallelThreshold is the amount of work (multiply-adds) below which a
 // kernel runs on the calling goroutine: spawning costs about a microsecond.
 const parallelThreshold = 1 << 15
-
-// matType and vecType are the Gorgonia types of a matrix and of a vector
-// whose element type is the type variable 'a'.
-var (
-	matType = gorgonia.TensorType{Dims: 2, Of: hm.TypeVariable('a')}
-	vecType = gorgonia.TensorType{Dims: 1, Of: hm.TypeVariable('a')}
-)
-
-// hashOf returns the 32-bit FNV-1a hash of whatever w writes.
-func hashOf(w func(h hash.Hash)) uint32 {
-	h := fnv.New32a()
-	w(h)
-	return h.Sum32()
-}
 
 // parallelFor splits [0, n) into contiguous chunks and runs fn on each,
 // in parallel when work (an estimate of the multiply-adds) is large enough.
@@ -58,14 +41,14 @@ func parallelFor(n, work int, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
-// asDense returns v as a dense matrix (or vector when dims is 1) of a float
-// dtype, or an error naming the op and the argument.
+// asDense returns v as a dense tensor with dims dimensions (any number when
+// dims < 0) of a float dtype, or an error naming the op and the argument.
 func asDense(v gorgonia.Value, dims int, op, arg string) (*tensor.Dense, error) {
 	d, ok := v.(*tensor.Dense)
 	if !ok {
 		return nil, fmt.Errorf("ops: %s: %s must be a *tensor.Dense, got %T", op, arg, v)
 	}
-	if d.Dims() != dims {
+	if dims >= 0 && d.Dims() != dims {
 		return nil, fmt.Errorf("ops: %s: %s must have %d dimensions, got shape %v", op, arg, dims, d.Shape())
 	}
 	if dt := d.Dtype(); dt != tensor.Float32 && dt != tensor.Float64 {
@@ -130,26 +113,65 @@ func newDense(dt tensor.Dtype, shape ...int) *tensor.Dense {
 	return tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
 }
 
-// matShape returns the shape of a matrix node's DimSizer, or an error.
-func matShape(op string, ds gorgonia.DimSizer, arg string) (tensor.Shape, error) {
+// shapeOf returns a node's DimSizer as a tensor.Shape with dims dimensions
+// (any number when dims < 0), or an error naming the op and the argument.
+func shapeOf(op string, ds gorgonia.DimSizer, arg string, dims int) (tensor.Shape, error) {
 	s, ok := ds.(tensor.Shape)
 	if !ok {
 		return nil, fmt.Errorf("ops: %s: %s shape is a %T, want tensor.Shape", op, arg, ds)
 	}
-	if s.Dims() != 2 {
-		return nil, fmt.Errorf("ops: %s: %s must be a matrix, got shape %v", op, arg, s)
+	if dims >= 0 && s.Dims() != dims {
+		return nil, fmt.Errorf("ops: %s: %s must have %d dimensions, got shape %v", op, arg, dims, s)
 	}
 	return s, nil
 }
 
-// vecLen returns the length of a vector node's DimSizer, or an error.
-func vecLen(op string, ds gorgonia.DimSizer, arg string) (int, error) {
-	s, ok := ds.(tensor.Shape)
-	if !ok {
-		return 0, fmt.Errorf("ops: %s: %s shape is a %T, want tensor.Shape", op, arg, ds)
+// arg names an input of an op and gives its number of dimensions (any
+// number when dims < 0).
+type arg struct {
+	name string
+	dims int
+}
+
+// maxInputs is the largest arity of the ops of this package.
+const maxInputs = 4
+
+// inputShapes checks that an op's InferShape got one shape per arg (at most
+// maxInputs), each with its arg's number of dimensions, and returns them.
+func inputShapes(op string, ds []gorgonia.DimSizer, args ...arg) (s [maxInputs]tensor.Shape, err error) {
+	if len(ds) != len(args) {
+		return s, fmt.Errorf("ops: %s: got %d inputs, want %d", op, len(ds), len(args))
 	}
-	if s.Dims() != 1 {
-		return 0, fmt.Errorf("ops: %s: %s must be a vector, got shape %v", op, arg, s)
+	for i, a := range args {
+		if s[i], err = shapeOf(op, ds[i], a.name, a.dims); err != nil {
+			return s, err
+		}
 	}
-	return s[0], nil
+	return s, nil
+}
+
+// denseInputs checks that an op got one value per arg (at most maxInputs),
+// each a contiguous float32 or float64 dense tensor with its arg's number
+// of dimensions, all of one dtype, and returns them.
+func denseInputs(op string, vals []gorgonia.Value, args ...arg) (in [maxInputs]*tensor.Dense, err error) {
+	if len(vals) != len(args) {
+		return in, fmt.Errorf("ops: %s: got %d inputs, want %d", op, len(vals), len(args))
+	}
+	for i, a := range args {
+		if in[i], err = asDense(vals[i], a.dims, op, a.name); err != nil {
+			return in, err
+		}
+	}
+	return in, sameDtype(op, in[:len(args)]...)
+}
+
+// outputTensor returns the tensor an op writes its result into: for Do
+// (prealloc nil) the output the op keeps in keep (see SetOutputReuse; a
+// new tensor when keep is nil), for UsePreallocDo prealloc, once checkOut
+// accepts it.
+func outputTensor(keep *outBuf, op string, prealloc gorgonia.Value, dt tensor.Dtype, shape tensor.Shape, inputs ...*tensor.Dense) (*tensor.Dense, error) {
+	if prealloc == nil {
+		return keep.get(dt, shape...), nil
+	}
+	return checkOut(op, prealloc, dt, shape, inputs...)
 }

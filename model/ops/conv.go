@@ -3,9 +3,8 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"hash"
 
-	"github.com/chewxy/hm"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -56,7 +55,7 @@ func Conv2D(x, w *gorgonia.Node, opts ConvOpts) (*gorgonia.Node, error) {
 	if _, err := newConvGeom("Conv2D", x.Shape(), w.Shape(), stride, opts.Pad); err != nil {
 		return nil, err
 	}
-	n, err := gorgonia.ApplyOp(&convOp{stride: stride, pad: opts.Pad, noInputGrad: opts.NoInputGrad}, x, w)
+	n, err := gorgonia.ApplyOp(newConvOp(stride, opts.Pad, opts.NoInputGrad), x, w)
 	if err != nil {
 		return nil, fmt.Errorf("ops: Conv2D: %w", err)
 	}
@@ -463,73 +462,48 @@ func convBackwardW[T float32 | float64](g convGeom, dw, x, dy []T) {
 
 // convOp is the forward op of Conv2D: inputs x, w.
 type convOp struct {
+	gop.Base
 	stride, pad int
 	noInputGrad bool
 	out         outBuf
 }
 
-func (op *convOp) name() string {
-	return fmt.Sprintf("Conv2D{stride=%d,pad=%d,nogradx=%t}", op.stride, op.pad, op.noInputGrad)
+// newConvOp returns the op of Conv2D (Tensor-4 a → Tensor-4 a → Tensor-4 a)
+// with stride ≥ 1, whose hash includes every option.
+func newConvOp(stride, pad int, noInputGrad bool) *convOp {
+	key := fmt.Sprintf("Conv2D{stride=%d,pad=%d,nogradx=%t}", stride, pad, noInputGrad)
+	return &convOp{Base: gop.New(key, "", 4, 4, 4), stride: stride, pad: pad, noInputGrad: noInputGrad}
 }
-func (op *convOp) Arity() int            { return 2 }
-func (op *convOp) Type() hm.Type         { return hm.NewFnType(tensor4Type, tensor4Type, tensor4Type) }
-func (op *convOp) ReturnsPtr() bool      { return false }
-func (op *convOp) CallsExtern() bool     { return false }
-func (op *convOp) OverwritesInput() int  { return -1 }
-func (op *convOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
-func (op *convOp) Hashcode() uint32      { return hashOf(op.WriteHash) }
-func (op *convOp) String() string        { return op.name() }
+
+var convArgs = []arg{{"x", 4}, {"w", 4}}
 
 func (op *convOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 2 {
-		return nil, fmt.Errorf("ops: Conv2D: got %d inputs, want 2", len(ds))
-	}
-	xs, err := shapeOf("Conv2D", ds[0], "x", 4)
+	s, err := inputShapes("Conv2D", ds, convArgs...)
 	if err != nil {
 		return nil, err
 	}
-	ws, err := shapeOf("Conv2D", ds[1], "w", 4)
-	if err != nil {
-		return nil, err
-	}
-	g, err := newConvGeom("Conv2D", xs, ws, op.stride, op.pad)
+	g, err := newConvGeom("Conv2D", s[0], s[1], op.stride, op.pad)
 	if err != nil {
 		return nil, err
 	}
 	return tensor.Shape(g.yShape()), nil
 }
 
-func (op *convOp) inputs(vals []gorgonia.Value) (x, w *tensor.Dense, g convGeom, err error) {
-	if len(vals) != 2 {
-		return nil, nil, g, fmt.Errorf("ops: Conv2D: got %d inputs, want 2", len(vals))
-	}
-	if x, err = asDense(vals[0], 4, "Conv2D", "x"); err != nil {
-		return nil, nil, g, err
-	}
-	if w, err = asDense(vals[1], 4, "Conv2D", "w"); err != nil {
-		return nil, nil, g, err
-	}
-	if err = sameDtype("Conv2D", x, w); err != nil {
-		return nil, nil, g, err
-	}
-	g, err = newConvGeom("Conv2D", x.Shape(), w.Shape(), op.stride, op.pad)
-	return x, w, g, err
-}
-
 func (op *convOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, w, g, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(x.Dtype(), g.yShape()...), x, w, g), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
 func (op *convOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, w, g, err := op.inputs(vals)
+	in, err := denseInputs("Conv2D", vals, convArgs...)
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut("Conv2D", prealloc, x.Dtype(), g.yShape(), x, w)
+	x, w := in[0], in[1]
+	g, err := newConvGeom("Conv2D", x.Shape(), w.Shape(), op.stride, op.pad)
+	if err != nil {
+		return nil, err
+	}
+	out, err := outputTensor(&op.out, "Conv2D", prealloc, x.Dtype(), g.yShape(), x, w)
 	if err != nil {
 		return nil, err
 	}
@@ -562,12 +536,12 @@ func (op *convOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (g
 	var dx *gorgonia.Node
 	var err error
 	if !op.noInputGrad {
-		gx := &convGradXOp{stride: op.stride, pad: op.pad, c: xs[1], h: xs[2], w: xs[3]}
+		gx := newConvGradXOp(op.stride, op.pad, xs[1], xs[2], xs[3])
 		if dx, err = gorgonia.ApplyOp(gx, inputs[1], grad); err != nil {
 			return nil, fmt.Errorf("ops: Conv2D.SymDiff dx: %w", err)
 		}
 	}
-	gw := &convGradWOp{stride: op.stride, pad: op.pad, kh: ws[2], kw: ws[3]}
+	gw := newConvGradWOp(op.stride, op.pad, ws[2], ws[3])
 	dw, err := gorgonia.ApplyOp(gw, inputs[0], grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: Conv2D.SymDiff dw: %w", err)
@@ -579,88 +553,63 @@ func (op *convOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (g
 // count and spatial size are parameters (H is not determined by Ho when
 // the stride exceeds 1). It is not itself differentiated.
 type convGradXOp struct {
+	gop.Base
 	stride, pad int
 	c, h, w     int
 	out         outBuf
 }
 
-func (op *convGradXOp) name() string {
-	return fmt.Sprintf("Conv2DGradX{stride=%d,pad=%d,x=%d×%d×%d}", op.stride, op.pad, op.c, op.h, op.w)
+// newConvGradXOp returns a convGradXOp (Tensor-4 a → Tensor-4 a →
+// Tensor-4 a) whose hash includes every parameter.
+func newConvGradXOp(stride, pad, c, h, w int) *convGradXOp {
+	key := fmt.Sprintf("Conv2DGradX{stride=%d,pad=%d,x=%d×%d×%d}", stride, pad, c, h, w)
+	return &convGradXOp{Base: gop.New(key, "", 4, 4, 4), stride: stride, pad: pad, c: c, h: h, w: w}
 }
-func (op *convGradXOp) Arity() int            { return 2 }
-func (op *convGradXOp) Type() hm.Type         { return hm.NewFnType(tensor4Type, tensor4Type, tensor4Type) }
-func (op *convGradXOp) ReturnsPtr() bool      { return false }
-func (op *convGradXOp) CallsExtern() bool     { return false }
-func (op *convGradXOp) OverwritesInput() int  { return -1 }
-func (op *convGradXOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
-func (op *convGradXOp) Hashcode() uint32      { return hashOf(op.WriteHash) }
-func (op *convGradXOp) String() string        { return op.name() }
+
+var convGradXArgs = []arg{{"w", 4}, {"dy", 4}}
 
 // geom checks w and dy against the op's input size.
 func (op *convGradXOp) geom(ws, dys tensor.Shape) (convGeom, error) {
 	if dys.Dims() != 4 {
-		return convGeom{}, fmt.Errorf("ops: %s: dy must be 4-D, got %v", op.name(), dys)
+		return convGeom{}, fmt.Errorf("ops: %s: dy must be 4-D, got %v", op.String(), dys)
 	}
-	g, err := newConvGeom(op.name(), tensor.Shape{dys[0], op.c, op.h, op.w}, ws, op.stride, op.pad)
+	g, err := newConvGeom(op.String(), tensor.Shape{dys[0], op.c, op.h, op.w}, ws, op.stride, op.pad)
 	if err != nil {
 		return g, err
 	}
 	if !tensor.Shape(g.yShape()).Eq(dys) {
-		return g, fmt.Errorf("ops: %s: dy has shape %v, want %v", op.name(), dys, g.yShape())
+		return g, fmt.Errorf("ops: %s: dy has shape %v, want %v", op.String(), dys, g.yShape())
 	}
 	return g, nil
 }
 
 func (op *convGradXOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 2 {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want 2", op.name(), len(ds))
-	}
-	ws, err := shapeOf(op.name(), ds[0], "w", 4)
+	s, err := inputShapes(op.String(), ds, convGradXArgs...)
 	if err != nil {
 		return nil, err
 	}
-	dys, err := shapeOf(op.name(), ds[1], "dy", 4)
-	if err != nil {
-		return nil, err
-	}
-	g, err := op.geom(ws, dys)
+	g, err := op.geom(s[0], s[1])
 	if err != nil {
 		return nil, err
 	}
 	return tensor.Shape(g.xShape()), nil
 }
 
-func (op *convGradXOp) inputs(vals []gorgonia.Value) (w, dy *tensor.Dense, g convGeom, err error) {
-	if len(vals) != 2 {
-		return nil, nil, g, fmt.Errorf("ops: %s: got %d inputs, want 2", op.name(), len(vals))
-	}
-	if w, err = asDense(vals[0], 4, op.name(), "w"); err != nil {
-		return nil, nil, g, err
-	}
-	if dy, err = asDense(vals[1], 4, op.name(), "dy"); err != nil {
-		return nil, nil, g, err
-	}
-	if err = sameDtype(op.name(), w, dy); err != nil {
-		return nil, nil, g, err
-	}
-	g, err = op.geom(w.Shape(), dy.Shape())
-	return w, dy, g, err
-}
-
 func (op *convGradXOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	w, dy, g, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(w.Dtype(), g.xShape()...), w, dy, g), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
 func (op *convGradXOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	w, dy, g, err := op.inputs(vals)
+	in, err := denseInputs(op.String(), vals, convGradXArgs...)
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut(op.name(), prealloc, w.Dtype(), g.xShape(), w, dy)
+	w, dy := in[0], in[1]
+	g, err := op.geom(w.Shape(), dy.Shape())
+	if err != nil {
+		return nil, err
+	}
+	out, err := outputTensor(&op.out, op.String(), prealloc, w.Dtype(), g.xShape(), w, dy)
 	if err != nil {
 		return nil, err
 	}
@@ -680,88 +629,63 @@ func (op *convGradXOp) compute(out, w, dy *tensor.Dense, g convGeom) *tensor.Den
 // convGradWOp computes dW [O,C,KH,KW] from x and dY. The kernel size is a
 // parameter. It is not itself differentiated.
 type convGradWOp struct {
+	gop.Base
 	stride, pad int
 	kh, kw      int
 	out         outBuf
 }
 
-func (op *convGradWOp) name() string {
-	return fmt.Sprintf("Conv2DGradW{stride=%d,pad=%d,k=%d×%d}", op.stride, op.pad, op.kh, op.kw)
+// newConvGradWOp returns a convGradWOp (Tensor-4 a → Tensor-4 a →
+// Tensor-4 a) whose hash includes every parameter.
+func newConvGradWOp(stride, pad, kh, kw int) *convGradWOp {
+	key := fmt.Sprintf("Conv2DGradW{stride=%d,pad=%d,k=%d×%d}", stride, pad, kh, kw)
+	return &convGradWOp{Base: gop.New(key, "", 4, 4, 4), stride: stride, pad: pad, kh: kh, kw: kw}
 }
-func (op *convGradWOp) Arity() int            { return 2 }
-func (op *convGradWOp) Type() hm.Type         { return hm.NewFnType(tensor4Type, tensor4Type, tensor4Type) }
-func (op *convGradWOp) ReturnsPtr() bool      { return false }
-func (op *convGradWOp) CallsExtern() bool     { return false }
-func (op *convGradWOp) OverwritesInput() int  { return -1 }
-func (op *convGradWOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
-func (op *convGradWOp) Hashcode() uint32      { return hashOf(op.WriteHash) }
-func (op *convGradWOp) String() string        { return op.name() }
+
+var convGradWArgs = []arg{{"x", 4}, {"dy", 4}}
 
 // geom checks x and dy against the op's kernel size.
 func (op *convGradWOp) geom(xs, dys tensor.Shape) (convGeom, error) {
 	if xs.Dims() != 4 || dys.Dims() != 4 {
-		return convGeom{}, fmt.Errorf("ops: %s: x %v and dy %v must be 4-D", op.name(), xs, dys)
+		return convGeom{}, fmt.Errorf("ops: %s: x %v and dy %v must be 4-D", op.String(), xs, dys)
 	}
-	g, err := newConvGeom(op.name(), xs, tensor.Shape{dys[1], xs[1], op.kh, op.kw}, op.stride, op.pad)
+	g, err := newConvGeom(op.String(), xs, tensor.Shape{dys[1], xs[1], op.kh, op.kw}, op.stride, op.pad)
 	if err != nil {
 		return g, err
 	}
 	if !tensor.Shape(g.yShape()).Eq(dys) {
-		return g, fmt.Errorf("ops: %s: dy has shape %v, want %v", op.name(), dys, g.yShape())
+		return g, fmt.Errorf("ops: %s: dy has shape %v, want %v", op.String(), dys, g.yShape())
 	}
 	return g, nil
 }
 
 func (op *convGradWOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 2 {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want 2", op.name(), len(ds))
-	}
-	xs, err := shapeOf(op.name(), ds[0], "x", 4)
+	s, err := inputShapes(op.String(), ds, convGradWArgs...)
 	if err != nil {
 		return nil, err
 	}
-	dys, err := shapeOf(op.name(), ds[1], "dy", 4)
-	if err != nil {
-		return nil, err
-	}
-	g, err := op.geom(xs, dys)
+	g, err := op.geom(s[0], s[1])
 	if err != nil {
 		return nil, err
 	}
 	return tensor.Shape(g.wShape()), nil
 }
 
-func (op *convGradWOp) inputs(vals []gorgonia.Value) (x, dy *tensor.Dense, g convGeom, err error) {
-	if len(vals) != 2 {
-		return nil, nil, g, fmt.Errorf("ops: %s: got %d inputs, want 2", op.name(), len(vals))
-	}
-	if x, err = asDense(vals[0], 4, op.name(), "x"); err != nil {
-		return nil, nil, g, err
-	}
-	if dy, err = asDense(vals[1], 4, op.name(), "dy"); err != nil {
-		return nil, nil, g, err
-	}
-	if err = sameDtype(op.name(), x, dy); err != nil {
-		return nil, nil, g, err
-	}
-	g, err = op.geom(x.Shape(), dy.Shape())
-	return x, dy, g, err
-}
-
 func (op *convGradWOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, dy, g, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(x.Dtype(), g.wShape()...), x, dy, g), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
 func (op *convGradWOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, dy, g, err := op.inputs(vals)
+	in, err := denseInputs(op.String(), vals, convGradWArgs...)
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut(op.name(), prealloc, x.Dtype(), g.wShape(), x, dy)
+	x, dy := in[0], in[1]
+	g, err := op.geom(x.Shape(), dy.Shape())
+	if err != nil {
+		return nil, err
+	}
+	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), g.wShape(), x, dy)
 	if err != nil {
 		return nil, err
 	}

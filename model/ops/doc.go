@@ -30,6 +30,10 @@
 // machine reuses buffers), includes all of its parameters in WriteHash (so
 // common-subexpression elimination never merges different ops), and
 // implements SymDiff for gorgonia.Grad with gradients made of further ops.
+// The parts of gorgonia.Op that follow from an op's parameters (arity,
+// type, hash, name) come from an embedded internal/gop.Base that the op's
+// constructor fills in, so ops are built by the functions of this package:
+// the zero value of an op type is not usable.
 // Parallel kernels give every output element to exactly one goroutine, and
 // reductions across goroutines (dW of a convolution, xᵀ·dz of Linear) add
 // partial results over a fixed partition in a fixed order, so results are

@@ -2,10 +2,9 @@ package ops
 
 import (
 	"fmt"
-	"hash"
 
 	igemm "github.com/batchsampler-go/batchsampler/internal/gemm"
-	"github.com/chewxy/hm"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gorgonia.org/gorgonia"
@@ -38,6 +37,7 @@ type LinearOpts struct {
 // implementation, with rows split between goroutines. Gradients: dz = dy ⊙ act'(y), dx = dz·Wᵀ, dW = xᵀ·dz,
 // db = Σ_rows dz.
 type LinearOp struct {
+	gop.Base
 	opts LinearOpts
 	out  outBuf
 }
@@ -47,102 +47,53 @@ func Linear(x, w, b *gorgonia.Node, opts LinearOpts) (*gorgonia.Node, error) {
 	if x == nil || w == nil || b == nil {
 		return nil, fmt.Errorf("ops: Linear: nil input")
 	}
-	n, err := gorgonia.ApplyOp(&LinearOp{opts: opts}, x, w, b)
+	n, err := gorgonia.ApplyOp(newLinearOp(opts), x, w, b)
 	if err != nil {
 		return nil, fmt.Errorf("ops: Linear: %w", err)
 	}
 	return n, nil
 }
 
-func (op *LinearOp) name() string {
-	return fmt.Sprintf("Linear{relu=%t,nogradx=%t}", op.opts.ReLU, op.opts.NoInputGrad)
+// newLinearOp returns the op of Linear (Matrix a → Matrix a → Vector a →
+// Matrix a), whose hash names both options.
+func newLinearOp(opts LinearOpts) *LinearOp {
+	key := fmt.Sprintf("Linear{relu=%t,nogradx=%t}", opts.ReLU, opts.NoInputGrad)
+	return &LinearOp{Base: gop.New(key, "", 2, 2, 1, 2), opts: opts}
 }
 
-// Arity is 3: x, W, b.
-func (op *LinearOp) Arity() int { return 3 }
-
-// Type is Matrix a → Matrix a → Vector a → Matrix a.
-func (op *LinearOp) Type() hm.Type { return hm.NewFnType(matType, matType, vecType, matType) }
+// linearArgs are the inputs of Linear.
+var linearArgs = []arg{{"x", 2}, {"W", 2}, {"b", 1}}
 
 // InferShape returns (n, m) after checking the inner and bias sizes.
 func (op *LinearOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 3 {
-		return nil, fmt.Errorf("ops: Linear: got %d inputs, want 3", len(ds))
-	}
-	xs, err := matShape("Linear", ds[0], "x")
+	s, err := inputShapes("Linear", ds, linearArgs...)
 	if err != nil {
 		return nil, err
 	}
-	ws, err := matShape("Linear", ds[1], "W")
-	if err != nil {
-		return nil, err
-	}
-	bl, err := vecLen("Linear", ds[2], "b")
-	if err != nil {
-		return nil, err
-	}
+	xs, ws, bl := s[0], s[1], s[2][0]
 	if xs[1] != ws[0] || bl != ws[1] {
 		return nil, fmt.Errorf("ops: Linear: x %v, W %v, b (%d) do not chain", xs, ws, bl)
 	}
 	return tensor.Shape{xs[0], ws[1]}, nil
 }
 
-// ReturnsPtr is false.
-func (op *LinearOp) ReturnsPtr() bool { return false }
-
-// CallsExtern is false (the op manages its own output buffer).
-func (op *LinearOp) CallsExtern() bool { return false }
-
-// OverwritesInput is -1.
-func (op *LinearOp) OverwritesInput() int { return -1 }
-
-// WriteHash writes the op's name with both options.
-func (op *LinearOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
-
-// Hashcode returns the FNV-1a hash of WriteHash.
-func (op *LinearOp) Hashcode() uint32 { return hashOf(op.WriteHash) }
-
-// String describes the op.
-func (op *LinearOp) String() string { return op.name() }
-
-func (op *LinearOp) inputs(vals []gorgonia.Value) (x, w, b *tensor.Dense, err error) {
-	if len(vals) != 3 {
-		return nil, nil, nil, fmt.Errorf("ops: Linear: got %d inputs, want 3", len(vals))
-	}
-	if x, err = asDense(vals[0], 2, "Linear", "x"); err != nil {
-		return nil, nil, nil, err
-	}
-	if w, err = asDense(vals[1], 2, "Linear", "W"); err != nil {
-		return nil, nil, nil, err
-	}
-	if b, err = asDense(vals[2], 1, "Linear", "b"); err != nil {
-		return nil, nil, nil, err
-	}
-	if err = sameDtype("Linear", x, w, b); err != nil {
-		return nil, nil, nil, err
-	}
-	if x.Shape()[1] != w.Shape()[0] || b.Shape()[0] != w.Shape()[1] {
-		return nil, nil, nil, fmt.Errorf("ops: Linear: x %v, W %v, b %v do not chain", x.Shape(), w.Shape(), b.Shape())
-	}
-	return x, w, b, nil
-}
-
-// Do allocates the output and computes act(x·W + b).
+// Do computes act(x·W + b) into a new tensor (or the one the op keeps, see
+// SetOutputReuse).
 func (op *LinearOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, w, b, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(x.Dtype(), x.Shape()[0], w.Shape()[1]), x, w, b), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
-// UsePreallocDo computes act(x·W + b) into prealloc.
+// UsePreallocDo computes act(x·W + b) into prealloc (nil: as Do).
 func (op *LinearOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, w, b, err := op.inputs(vals)
+	in, err := denseInputs("Linear", vals, linearArgs...)
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut("Linear", prealloc, x.Dtype(), tensor.Shape{x.Shape()[0], w.Shape()[1]}, x, w, b)
+	x, w, b := in[0], in[1], in[2]
+	if x.Shape()[1] != w.Shape()[0] || b.Shape()[0] != w.Shape()[1] {
+		return nil, fmt.Errorf("ops: Linear: x %v, W %v, b %v do not chain", x.Shape(), w.Shape(), b.Shape())
+	}
+	out, err := outputTensor(&op.out, "Linear", prealloc, x.Dtype(), tensor.Shape{x.Shape()[0], w.Shape()[1]}, x, w, b)
 	if err != nil {
 		return nil, err
 	}
@@ -239,17 +190,17 @@ func (op *LinearOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) 
 	dz := grad
 	var err error
 	if op.opts.ReLU {
-		if dz, err = gorgonia.ApplyOp(&reluGradOp{}, output, grad); err != nil {
+		if dz, err = gorgonia.ApplyOp(newReluGradOp(), output, grad); err != nil {
 			return nil, fmt.Errorf("ops: Linear.SymDiff: %w", err)
 		}
 	}
 	var dx *gorgonia.Node
 	if !op.opts.NoInputGrad {
-		if dx, err = gorgonia.ApplyOp(&matMulOp{transB: true}, dz, inputs[1]); err != nil {
+		if dx, err = gorgonia.ApplyOp(newMatMulOp(false, true), dz, inputs[1]); err != nil {
 			return nil, fmt.Errorf("ops: Linear.SymDiff dx: %w", err)
 		}
 	}
-	dw, err := gorgonia.ApplyOp(&matMulOp{transA: true}, inputs[0], dz)
+	dw, err := gorgonia.ApplyOp(newMatMulOp(true, false), inputs[0], dz)
 	if err != nil {
 		return nil, fmt.Errorf("ops: Linear.SymDiff dW: %w", err)
 	}
@@ -264,21 +215,19 @@ func (op *LinearOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) 
 // a n×k, b n×m → k×m), in parallel and deterministically. It is only used
 // in Linear's gradient and is not itself differentiated.
 type matMulOp struct {
+	gop.Base
 	transA, transB bool
 	out            outBuf
 }
 
-func (op *matMulOp) name() string {
-	return fmt.Sprintf("MatMul{transA=%t,transB=%t}", op.transA, op.transB)
+// newMatMulOp returns a matMulOp (Matrix a → Matrix a → Matrix a), whose
+// hash names both transposes.
+func newMatMulOp(transA, transB bool) *matMulOp {
+	key := fmt.Sprintf("MatMul{transA=%t,transB=%t}", transA, transB)
+	return &matMulOp{Base: gop.New(key, "", 2, 2, 2), transA: transA, transB: transB}
 }
-func (op *matMulOp) Arity() int            { return 2 }
-func (op *matMulOp) Type() hm.Type         { return hm.NewFnType(matType, matType, matType) }
-func (op *matMulOp) ReturnsPtr() bool      { return false }
-func (op *matMulOp) CallsExtern() bool     { return false }
-func (op *matMulOp) OverwritesInput() int  { return -1 }
-func (op *matMulOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
-func (op *matMulOp) Hashcode() uint32      { return hashOf(op.WriteHash) }
-func (op *matMulOp) String() string        { return op.name() }
+
+var matMulArgs = []arg{{"a", 2}, {"b", 2}}
 
 func (op *matMulOp) outShape(a, b tensor.Shape) (tensor.Shape, error) {
 	switch {
@@ -287,59 +236,35 @@ func (op *matMulOp) outShape(a, b tensor.Shape) (tensor.Shape, error) {
 	case op.transB && !op.transA && a[1] == b[1]:
 		return tensor.Shape{a[0], b[0]}, nil
 	}
-	return nil, fmt.Errorf("ops: %s: shapes %v and %v do not chain (or unsupported transposes)", op.name(), a, b)
+	return nil, fmt.Errorf("ops: %s: shapes %v and %v do not chain (or unsupported transposes)", op, a, b)
 }
 
 func (op *matMulOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 2 {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want 2", op.name(), len(ds))
-	}
-	a, err := matShape(op.name(), ds[0], "a")
+	s, err := inputShapes(op.String(), ds, matMulArgs...)
 	if err != nil {
 		return nil, err
 	}
-	b, err := matShape(op.name(), ds[1], "b")
-	if err != nil {
-		return nil, err
-	}
-	return op.outShape(a, b)
-}
-
-func (op *matMulOp) inputs(vals []gorgonia.Value) (a, b *tensor.Dense, s tensor.Shape, err error) {
-	if len(vals) != 2 {
-		return nil, nil, nil, fmt.Errorf("ops: %s: got %d inputs, want 2", op.name(), len(vals))
-	}
-	if a, err = asDense(vals[0], 2, op.name(), "a"); err != nil {
-		return nil, nil, nil, err
-	}
-	if b, err = asDense(vals[1], 2, op.name(), "b"); err != nil {
-		return nil, nil, nil, err
-	}
-	if err = sameDtype(op.name(), a, b); err != nil {
-		return nil, nil, nil, err
-	}
-	s, err = op.outShape(a.Shape(), b.Shape())
-	return a, b, s, err
+	return op.outShape(s[0], s[1])
 }
 
 func (op *matMulOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	a, b, s, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(a.Dtype(), s...), a, b), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
 func (op *matMulOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	a, b, s, err := op.inputs(vals)
+	in, err := denseInputs(op.String(), vals, matMulArgs...)
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut(op.name(), prealloc, a.Dtype(), s, a, b)
+	s, err := op.outShape(in[0].Shape(), in[1].Shape())
 	if err != nil {
 		return nil, err
 	}
-	return op.compute(out, a, b), nil
+	out, err := outputTensor(&op.out, op.String(), prealloc, in[0].Dtype(), s, in[0], in[1])
+	if err != nil {
+		return nil, err
+	}
+	return op.compute(out, in[0], in[1]), nil
 }
 
 func (op *matMulOp) compute(out, a, b *tensor.Dense) *tensor.Dense {

@@ -161,7 +161,7 @@ func TestBiasActAndColSumForward(t *testing.T) {
 	n, c := 6, 4
 	x, b := randVec(rng, n*c), randVec(rng, c)
 	for _, relu := range []bool{false, true} {
-		out, err := (&BiasActOp{relu: relu}).Do(dense64([]int{n, c}, x), dense64([]int{c}, b))
+		out, err := newBiasActOp(relu).Do(dense64([]int{n, c}, x), dense64([]int{c}, b))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func TestBiasActAndColSumForward(t *testing.T) {
 			}
 		}
 	}
-	out, err := ColSumOp{}.Do(dense64([]int{n, c}, x))
+	out, err := newColSumOp().Do(dense64([]int{n, c}, x))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,6 +485,12 @@ func TestGradientsFiniteDifference(t *testing.T) {
 	}
 }
 
+// described fills in the Base of a BatchNormOp built field by field.
+func described(op *BatchNormOp) *BatchNormOp {
+	op.Base = op.describe()
+	return op
+}
+
 func TestWriteHashDistinguishesParameters(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
 	a := randCSR(t, rng, 5, 5, 2)
@@ -493,31 +499,31 @@ func TestWriteHashDistinguishesParameters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bn1 := &BatchNormOp{id: 1, c: 3, eps: 1e-5, training: true}
-	bn2 := &BatchNormOp{id: 2, c: 3, eps: 1e-5, training: true}
+	bn1 := described(&BatchNormOp{id: 1, c: 3, eps: 1e-5, training: true})
+	bn2 := described(&BatchNormOp{id: 2, c: 3, eps: 1e-5, training: true})
 	type hasher interface{ Hashcode() uint32 }
 	differ := []struct {
 		name string
 		x, y hasher
 	}{
-		{"SpMM different matrices", &SpMMOp{m: a}, &SpMMOp{m: b}},
-		{"SpMM matrix vs transpose", &SpMMOp{m: b}, &SpMMOp{m: b.T()}},
-		{"BiasAct relu vs identity", &BiasActOp{relu: true}, &BiasActOp{relu: false}},
+		{"SpMM different matrices", newSpMMOp(a), newSpMMOp(b)},
+		{"SpMM matrix vs transpose", newSpMMOp(b), newSpMMOp(b.T())},
+		{"BiasAct relu vs identity", newBiasActOp(true), newBiasActOp(false)},
 		{"BatchNorm instances", bn1, bn2},
-		{"BatchNorm grad x vs gamma", &bnGradOp{fwd: bn1, wrtX: true}, &bnGradOp{fwd: bn1, wrtX: false}},
-		{"BatchNorm grads of two instances", &bnGradOp{fwd: bn1, wrtX: true}, &bnGradOp{fwd: bn2, wrtX: true}},
-		{"RowBroadcast rows", &rowBroadcastOp{rows: 3}, &rowBroadcastOp{rows: 4}},
-		{"ColSum vs ReLUGrad", ColSumOp{}, &reluGradOp{}},
-		{"Linear relu", &LinearOp{opts: LinearOpts{ReLU: true}}, &LinearOp{}},
-		{"Linear input grad", &LinearOp{opts: LinearOpts{NoInputGrad: true}}, &LinearOp{}},
-		{"MatMul transposes", &matMulOp{transA: true}, &matMulOp{transB: true}},
+		{"BatchNorm grad x vs gamma", newBNGradOp(bn1, true), newBNGradOp(bn1, false)},
+		{"BatchNorm grads of two instances", newBNGradOp(bn1, true), newBNGradOp(bn2, true)},
+		{"RowBroadcast rows", newRowBroadcastOp(3), newRowBroadcastOp(4)},
+		{"ColSum vs ReLUGrad", newColSumOp(), newReluGradOp()},
+		{"Linear relu", newLinearOp(LinearOpts{ReLU: true}), newLinearOp(LinearOpts{})},
+		{"Linear input grad", newLinearOp(LinearOpts{NoInputGrad: true}), newLinearOp(LinearOpts{})},
+		{"MatMul transposes", newMatMulOp(true, false), newMatMulOp(false, true)},
 	}
 	for _, d := range differ {
 		if d.x.Hashcode() == d.y.Hashcode() {
 			t.Errorf("%s: equal hashes %x", d.name, d.x.Hashcode())
 		}
 	}
-	if (&SpMMOp{m: a}).Hashcode() != (&SpMMOp{m: aCopy}).Hashcode() {
+	if newSpMMOp(a).Hashcode() != newSpMMOp(aCopy).Hashcode() {
 		t.Error("SpMM with equal matrices: hashes differ")
 	}
 
@@ -543,35 +549,35 @@ func TestUsePreallocDo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 1))
 	m := randCSR(t, rng, 4, 3, 2)
 	x := dense64([]int{3, 2}, randVec(rng, 6))
-	want, err := (&SpMMOp{m: m}).Do(x)
+	want, err := newSpMMOp(m).Do(x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	buf := dense64([]int{4, 2}, []float64{9, 9, 9, 9, 9, 9, 9, 9})
-	got, err := (&SpMMOp{m: m}).UsePreallocDo(buf, x)
+	got, err := newSpMMOp(m).UsePreallocDo(buf, x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !got.(*tensor.Dense).Eq(want) {
 		t.Errorf("UsePreallocDo = %v, want %v (the buffer must be overwritten)", got, want)
 	}
-	if _, err := (&SpMMOp{m: m}).UsePreallocDo(dense64([]int{2, 4}, make([]float64, 8)), x); err == nil {
+	if _, err := newSpMMOp(m).UsePreallocDo(dense64([]int{2, 4}, make([]float64, 8)), x); err == nil {
 		t.Error("wrong-shaped buffer: want an error")
 	}
-	if _, err := (&SpMMOp{m: m}).UsePreallocDo(tensor.New(tensor.WithShape(4, 2), tensor.Of(tensor.Float32)), x); err == nil {
+	if _, err := newSpMMOp(m).UsePreallocDo(tensor.New(tensor.WithShape(4, 2), tensor.Of(tensor.Float32)), x); err == nil {
 		t.Error("wrong-dtype buffer: want an error")
 	}
 	sq := randCSR(t, rng, 3, 3, 2)
-	if _, err := (&SpMMOp{m: sq}).UsePreallocDo(x, x); err == nil {
+	if _, err := newSpMMOp(sq).UsePreallocDo(x, x); err == nil {
 		t.Error("buffer aliasing the input: want an error")
 	}
-	if _, err := (&SpMMOp{m: m}).Do(dense64([]int{4, 2}, make([]float64, 8))); err == nil {
+	if _, err := newSpMMOp(m).Do(dense64([]int{4, 2}, make([]float64, 8))); err == nil {
 		t.Error("x with the wrong row count: want an error")
 	}
-	if _, err := (&BiasActOp{}).Do(x, dense64([]int{3}, make([]float64, 3))); err == nil {
+	if _, err := newBiasActOp(false).Do(x, dense64([]int{3}, make([]float64, 3))); err == nil {
 		t.Error("bias of the wrong length: want an error")
 	}
-	if _, err := (&BiasActOp{}).Do(x, tensor.New(tensor.WithShape(2), tensor.Of(tensor.Float32))); err == nil {
+	if _, err := newBiasActOp(false).Do(x, tensor.New(tensor.WithShape(2), tensor.Of(tensor.Float32))); err == nil {
 		t.Error("mixed dtypes: want an error")
 	}
 }
@@ -584,7 +590,7 @@ func TestLinearForwardAndMatMul(t *testing.T) {
 			x, w, b := randVec(rng, sz.n*sz.k), randVec(rng, sz.k*sz.m), randVec(rng, sz.m)
 			dz := randVec(rng, sz.n*sz.m)
 			for _, relu := range []bool{false, true} {
-				op := &LinearOp{opts: LinearOpts{ReLU: relu}}
+				op := newLinearOp(LinearOpts{ReLU: relu})
 				out, err := op.Do(dense64([]int{sz.n, sz.k}, x), dense64([]int{sz.k, sz.m}, w), dense64([]int{sz.m}, b))
 				if err != nil {
 					t.Fatal(err)
@@ -606,11 +612,11 @@ func TestLinearForwardAndMatMul(t *testing.T) {
 				}
 			}
 			// dz·Wᵀ (n×k) and xᵀ·dz (k×m).
-			dx, err := (&matMulOp{transB: true}).Do(dense64([]int{sz.n, sz.m}, dz), dense64([]int{sz.k, sz.m}, w))
+			dx, err := newMatMulOp(false, true).Do(dense64([]int{sz.n, sz.m}, dz), dense64([]int{sz.k, sz.m}, w))
 			if err != nil {
 				t.Fatal(err)
 			}
-			dw, err := (&matMulOp{transA: true}).Do(dense64([]int{sz.n, sz.k}, x), dense64([]int{sz.n, sz.m}, dz))
+			dw, err := newMatMulOp(true, false).Do(dense64([]int{sz.n, sz.k}, x), dense64([]int{sz.n, sz.m}, dz))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -638,7 +644,7 @@ func TestLinearForwardAndMatMul(t *testing.T) {
 				}
 			}
 			// Deterministic: a second run gives identical bits.
-			dw2, _ := (&matMulOp{transA: true}).Do(dense64([]int{sz.n, sz.k}, x), dense64([]int{sz.n, sz.m}, dz))
+			dw2, _ := newMatMulOp(true, false).Do(dense64([]int{sz.n, sz.k}, x), dense64([]int{sz.n, sz.m}, dz))
 			if !dw2.(*tensor.Dense).Eq(dw) {
 				t.Fatal("xᵀ·dz differs between two runs")
 			}
@@ -685,7 +691,7 @@ func TestLinearGradients(t *testing.T) {
 func TestUsePreallocDoAllOps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 1))
 	m := randCSR(t, rng, 5, 4, 2)
-	fwd := &BatchNormOp{id: 99, c: 3, eps: 1e-5, training: true, mean: make([]float64, 3), variance: make([]float64, 3), invStd: make([]float64, 3)}
+	fwd := described(&BatchNormOp{id: 99, c: 3, eps: 1e-5, training: true, mean: make([]float64, 3), variance: make([]float64, 3), invStd: make([]float64, 3)})
 	x43 := dense64([]int{4, 3}, randVec(rng, 12))
 	x53 := dense64([]int{5, 3}, randVec(rng, 15))
 	v3 := dense64([]int{3}, randVec(rng, 3))
@@ -701,17 +707,17 @@ func TestUsePreallocDoAllOps(t *testing.T) {
 		op   preallocOp
 		in   []gorgonia.Value
 	}{
-		{"SpMM", &SpMMOp{m: m}, []gorgonia.Value{x43}},
-		{"BiasReLU", &BiasActOp{relu: true}, []gorgonia.Value{x43, v3}},
-		{"ReLUGrad", &reluGradOp{}, []gorgonia.Value{x43, x43}},
-		{"ColSum", ColSumOp{}, []gorgonia.Value{x43}},
-		{"RowBroadcast", &rowBroadcastOp{rows: 4}, []gorgonia.Value{v3}},
+		{"SpMM", newSpMMOp(m), []gorgonia.Value{x43}},
+		{"BiasReLU", newBiasActOp(true), []gorgonia.Value{x43, v3}},
+		{"ReLUGrad", newReluGradOp(), []gorgonia.Value{x43, x43}},
+		{"ColSum", newColSumOp(), []gorgonia.Value{x43}},
+		{"RowBroadcast", newRowBroadcastOp(4), []gorgonia.Value{v3}},
 		{"BatchNorm", fwd, []gorgonia.Value{x53, v3, v3}},
-		{"BatchNormGradX", &bnGradOp{fwd: fwd, wrtX: true}, []gorgonia.Value{x53, v3, x53}},
-		{"BatchNormGradGamma", &bnGradOp{fwd: fwd, wrtX: false}, []gorgonia.Value{x53, v3, x53}},
-		{"Linear", &LinearOp{opts: LinearOpts{ReLU: true}}, []gorgonia.Value{x53, w32, v2}},
-		{"MatMulTransA", &matMulOp{transA: true}, []gorgonia.Value{x53, g52}},
-		{"MatMulTransB", &matMulOp{transB: true}, []gorgonia.Value{g52, w32}},
+		{"BatchNormGradX", newBNGradOp(fwd, true), []gorgonia.Value{x53, v3, x53}},
+		{"BatchNormGradGamma", newBNGradOp(fwd, false), []gorgonia.Value{x53, v3, x53}},
+		{"Linear", newLinearOp(LinearOpts{ReLU: true}), []gorgonia.Value{x53, w32, v2}},
+		{"MatMulTransA", newMatMulOp(true, false), []gorgonia.Value{x53, g52}},
+		{"MatMulTransB", newMatMulOp(false, true), []gorgonia.Value{g52, w32}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,10 +3,9 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -22,7 +21,7 @@ func ReLU(x *gorgonia.Node) (*gorgonia.Node, error) {
 	if x == nil {
 		return nil, errors.New("ops: ReLU: nil input")
 	}
-	n, err := gorgonia.ApplyOp(&reluOp{}, x)
+	n, err := gorgonia.ApplyOp(newReluOp(), x)
 	if err != nil {
 		return nil, fmt.Errorf("ops: ReLU: %w", err)
 	}
@@ -39,7 +38,7 @@ func AddReLU(a, b *gorgonia.Node) (*gorgonia.Node, error) {
 	if !a.Shape().Eq(b.Shape()) {
 		return nil, fmt.Errorf("ops: AddReLU: a has shape %v, b has %v; want equal shapes", a.Shape(), b.Shape())
 	}
-	n, err := gorgonia.ApplyOp(&addReLUOp{}, a, b)
+	n, err := gorgonia.ApplyOp(newAddReLUOp(), a, b)
 	if err != nil {
 		return nil, fmt.Errorf("ops: AddReLU: %w", err)
 	}
@@ -90,50 +89,33 @@ func reluTo[T float32 | float64](dst, a, b []T) {
 	})
 }
 
-// reluOp is the op of ReLU.
-type reluOp struct{ out outBuf }
+// reluOp is the op of ReLU (a → a, any shape).
+type reluOp struct {
+	gop.Base
+	out outBuf
+}
 
-func (*reluOp) Arity() int            { return 1 }
-func (*reluOp) Type() hm.Type         { return hm.NewFnType(anyType, anyType) }
-func (*reluOp) ReturnsPtr() bool      { return false }
-func (*reluOp) CallsExtern() bool     { return false }
-func (*reluOp) OverwritesInput() int  { return -1 }
-func (*reluOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "ReLU") }
-func (op *reluOp) Hashcode() uint32   { return hashOf(op.WriteHash) }
-func (*reluOp) String() string        { return "ReLU" }
+func newReluOp() *reluOp { return &reluOp{Base: gop.New("ReLU", "", 0, 0)} }
 
 func (*reluOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 1 {
-		return nil, fmt.Errorf("ops: ReLU: got %d inputs, want 1", len(ds))
-	}
-	s, err := shapeOf("ReLU", ds[0], "x", -1)
+	s, err := inputShapes("ReLU", ds, arg{"x", -1})
 	if err != nil {
 		return nil, err
 	}
-	return s.Clone(), nil
-}
-
-func (*reluOp) input(vals []gorgonia.Value) (*tensor.Dense, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("ops: ReLU: got %d inputs, want 1", len(vals))
-	}
-	return asDenseN(vals[0], "ReLU", "x")
+	return s[0].Clone(), nil
 }
 
 func (op *reluOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, err := op.input(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(x.Dtype(), x.Shape()...), x), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
 func (op *reluOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, err := op.input(vals)
+	in, err := denseInputs("ReLU", vals, arg{"x", -1})
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut("ReLU", prealloc, x.Dtype(), x.Shape(), x)
+	x := in[0]
+	out, err := outputTensor(&op.out, "ReLU", prealloc, x.Dtype(), x.Shape(), x)
 	if err != nil {
 		return nil, err
 	}
@@ -156,24 +138,20 @@ func (*reluOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorg
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("ops: ReLU.SymDiff: got %d inputs, want 1", len(inputs))
 	}
-	dx, err := gorgonia.ApplyOp(&reluGradOp{}, output, grad)
+	dx, err := gorgonia.ApplyOp(newReluGradOp(), output, grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: ReLU.SymDiff: %w", err)
 	}
 	return gorgonia.Nodes{dx}, nil
 }
 
-// addReLUOp is the op of AddReLU.
-type addReLUOp struct{ out outBuf }
+// addReLUOp is the op of AddReLU (a → a → a, any equal shapes).
+type addReLUOp struct {
+	gop.Base
+	out outBuf
+}
 
-func (*addReLUOp) Arity() int            { return 2 }
-func (*addReLUOp) Type() hm.Type         { return hm.NewFnType(anyType, anyType, anyType) }
-func (*addReLUOp) ReturnsPtr() bool      { return false }
-func (*addReLUOp) CallsExtern() bool     { return false }
-func (*addReLUOp) OverwritesInput() int  { return -1 }
-func (*addReLUOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "AddReLU") }
-func (op *addReLUOp) Hashcode() uint32   { return hashOf(op.WriteHash) }
-func (*addReLUOp) String() string        { return "AddReLU" }
+func newAddReLUOp() *addReLUOp { return &addReLUOp{Base: gop.New("AddReLU", "", 0, 0, 0)} }
 
 func (*addReLUOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return addReLUKind.inferShape(ds)
@@ -183,11 +161,11 @@ func (*addReLUOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 var addReLUKind = sameShapeKind{name: "AddReLU", a: "a", b: "b", k32: reluTo[float32], k64: reluTo[float64]}
 
 func (op *addReLUOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	return addReLUKind.do(&op.out, false, nil, vals)
+	return addReLUKind.do(&op.out, nil, vals)
 }
 
 func (op *addReLUOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	return addReLUKind.do(&op.out, true, prealloc, vals)
+	return addReLUKind.do(&op.out, prealloc, vals)
 }
 
 func (*addReLUOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
@@ -196,7 +174,7 @@ func (*addReLUOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (g
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("ops: AddReLU.SymDiff: got %d inputs, want 2", len(inputs))
 	}
-	dz, err := gorgonia.ApplyOp(&reluGradOp{}, output, grad)
+	dz, err := gorgonia.ApplyOp(newReluGradOp(), output, grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: AddReLU.SymDiff: %w", err)
 	}
@@ -212,57 +190,37 @@ func GlobalAvgPool(x *gorgonia.Node) (*gorgonia.Node, error) {
 	if x.Shape().Dims() != 4 {
 		return nil, fmt.Errorf("ops: GlobalAvgPool: x must be [N,C,H,W], got shape %v", x.Shape())
 	}
-	n, err := gorgonia.ApplyOp(gapOp{}, x)
+	n, err := gorgonia.ApplyOp(newGapOp(), x)
 	if err != nil {
 		return nil, fmt.Errorf("ops: GlobalAvgPool: %w", err)
 	}
 	return n, nil
 }
 
-// gapOp is the op of GlobalAvgPool.
-type gapOp struct{}
+// gapOp is the op of GlobalAvgPool (Tensor-4 a → Matrix a).
+type gapOp struct{ gop.Base }
 
-func (gapOp) Arity() int            { return 1 }
-func (gapOp) Type() hm.Type         { return hm.NewFnType(tensor4Type, matType) }
-func (gapOp) ReturnsPtr() bool      { return false }
-func (gapOp) CallsExtern() bool     { return false }
-func (gapOp) OverwritesInput() int  { return -1 }
-func (gapOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "GlobalAvgPool") }
-func (op gapOp) Hashcode() uint32   { return hashOf(op.WriteHash) }
-func (gapOp) String() string        { return "GlobalAvgPool" }
+func newGapOp() gapOp { return gapOp{Base: gop.New("GlobalAvgPool", "", 4, 2)} }
 
 func (gapOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 1 {
-		return nil, fmt.Errorf("ops: GlobalAvgPool: got %d inputs, want 1", len(ds))
-	}
-	s, err := shapeOf("GlobalAvgPool", ds[0], "x", 4)
+	s, err := inputShapes("GlobalAvgPool", ds, arg{"x", 4})
 	if err != nil {
 		return nil, err
 	}
-	return tensor.Shape{s[0], s[1]}, nil
-}
-
-func (gapOp) input(vals []gorgonia.Value) (*tensor.Dense, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("ops: GlobalAvgPool: got %d inputs, want 1", len(vals))
-	}
-	return asDense(vals[0], 4, "GlobalAvgPool", "x")
+	return tensor.Shape{s[0][0], s[0][1]}, nil
 }
 
 func (op gapOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, err := op.input(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(newDense(x.Dtype(), x.Shape()[0], x.Shape()[1]), x), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
 func (op gapOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	x, err := op.input(vals)
+	in, err := denseInputs("GlobalAvgPool", vals, arg{"x", 4})
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut("GlobalAvgPool", prealloc, x.Dtype(), tensor.Shape{x.Shape()[0], x.Shape()[1]}, x)
+	x := in[0]
+	out, err := outputTensor(nil, "GlobalAvgPool", prealloc, x.Dtype(), tensor.Shape{x.Shape()[0], x.Shape()[1]}, x)
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +275,7 @@ func (gapOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgon
 	if s.Dims() != 4 {
 		return nil, fmt.Errorf("ops: GlobalAvgPool.SymDiff: x must be 4-D, got %v", s)
 	}
-	dx, err := gorgonia.ApplyOp(&gapGradOp{h: s[2], w: s[3]}, grad)
+	dx, err := gorgonia.ApplyOp(newGapGradOp(s[2], s[3]), grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: GlobalAvgPool.SymDiff: %w", err)
 	}
@@ -327,56 +285,36 @@ func (gapOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgon
 // gapGradOp spreads dY [N,C] over [N,C,H,W] as dY/(H·W). It is not itself
 // differentiated.
 type gapGradOp struct {
+	gop.Base
 	h, w int
 	out  outBuf
 }
 
-func (op *gapGradOp) name() string          { return fmt.Sprintf("GlobalAvgPoolGrad{%d×%d}", op.h, op.w) }
-func (op *gapGradOp) Arity() int            { return 1 }
-func (op *gapGradOp) Type() hm.Type         { return hm.NewFnType(matType, tensor4Type) }
-func (op *gapGradOp) ReturnsPtr() bool      { return false }
-func (op *gapGradOp) CallsExtern() bool     { return false }
-func (op *gapGradOp) OverwritesInput() int  { return -1 }
-func (op *gapGradOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.name()) }
-func (op *gapGradOp) Hashcode() uint32      { return hashOf(op.WriteHash) }
-func (op *gapGradOp) String() string        { return op.name() }
+// newGapGradOp returns a gapGradOp to h×w (Matrix a → Tensor-4 a), whose
+// hash includes the size.
+func newGapGradOp(h, w int) *gapGradOp {
+	return &gapGradOp{Base: gop.New(fmt.Sprintf("GlobalAvgPoolGrad{%d×%d}", h, w), "", 2, 4), h: h, w: w}
+}
 
 func (op *gapGradOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 1 {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want 1", op.name(), len(ds))
-	}
-	s, err := matShape(op.name(), ds[0], "dy")
+	s, err := inputShapes(op.String(), ds, arg{"dy", 2})
 	if err != nil {
 		return nil, err
 	}
-	return tensor.Shape{s[0], s[1], op.h, op.w}, nil
-}
-
-func (op *gapGradOp) input(vals []gorgonia.Value) (*tensor.Dense, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want 1", op.name(), len(vals))
-	}
-	return asDense(vals[0], 2, op.name(), "dy")
-}
-
-func (op *gapGradOp) outShape(dy *tensor.Dense) tensor.Shape {
-	return tensor.Shape{dy.Shape()[0], dy.Shape()[1], op.h, op.w}
+	return tensor.Shape{s[0][0], s[0][1], op.h, op.w}, nil
 }
 
 func (op *gapGradOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	dy, err := op.input(vals)
-	if err != nil {
-		return nil, err
-	}
-	return op.compute(op.out.get(dy.Dtype(), op.outShape(dy)...), dy), nil
+	return op.UsePreallocDo(nil, vals...)
 }
 
 func (op *gapGradOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value) (gorgonia.Value, error) {
-	dy, err := op.input(vals)
+	in, err := denseInputs(op.String(), vals, arg{"dy", 2})
 	if err != nil {
 		return nil, err
 	}
-	out, err := checkOut(op.name(), prealloc, dy.Dtype(), op.outShape(dy), dy)
+	dy := in[0]
+	out, err := outputTensor(&op.out, op.String(), prealloc, dy.Dtype(), tensor.Shape{dy.Shape()[0], dy.Shape()[1], op.h, op.w}, dy)
 	if err != nil {
 		return nil, err
 	}

@@ -7,16 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-)
-
-// tensor4Type is the Gorgonia type of a 4-D tensor (N, C, H, W) of element
-// type 'a'; anyType is any type 'a' (element-wise ops of any shape).
-var (
-	tensor4Type = gorgonia.TensorType{Dims: 4, Of: hm.TypeVariable('a')}
-	anyType     = hm.TypeVariable('a')
 )
 
 // maxScratch bounds the number of idle buffers kept per element type.
@@ -134,28 +126,6 @@ func forEachTask(workers, n int, fn func(worker, task int)) {
 	wg.Wait()
 }
 
-// asDenseN is asDense for any number of dimensions.
-func asDenseN(v gorgonia.Value, op, arg string) (*tensor.Dense, error) {
-	d, ok := v.(*tensor.Dense)
-	if !ok {
-		return nil, fmt.Errorf("ops: %s: %s must be a *tensor.Dense, got %T", op, arg, v)
-	}
-	return asDense(d, d.Dims(), op, arg)
-}
-
-// shapeOf returns a node's DimSizer as a tensor.Shape with dims dimensions
-// (any number when dims < 0), or an error naming the op and the argument.
-func shapeOf(op string, ds gorgonia.DimSizer, arg string, dims int) (tensor.Shape, error) {
-	s, ok := ds.(tensor.Shape)
-	if !ok {
-		return nil, fmt.Errorf("ops: %s: %s shape is a %T, want tensor.Shape", op, arg, ds)
-	}
-	if dims >= 0 && s.Dims() != dims {
-		return nil, fmt.Errorf("ops: %s: %s must have %d dimensions, got shape %v", op, arg, dims, s)
-	}
-	return s, nil
-}
-
 // outputReuse is the switch of SetOutputReuse.
 var outputReuse atomic.Bool
 
@@ -182,9 +152,9 @@ type outBuf struct {
 
 // get returns a tensor for Do to overwrite: the kept one when reuse is on
 // and it has dtype dt and the given shape, otherwise a new zeroed one
-// (kept when reuse is on).
+// (kept when reuse is on). A nil b keeps nothing.
 func (b *outBuf) get(dt tensor.Dtype, shape ...int) *tensor.Dense {
-	if !outputReuse.Load() {
+	if b == nil || !outputReuse.Load() {
 		return newDense(dt, shape...)
 	}
 	b.mu.Lock()
@@ -206,37 +176,30 @@ type sameShapeKind struct {
 
 // inferShape checks that both inputs have the same shape and returns it.
 func (k sameShapeKind) inferShape(ds []gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(ds) != 2 {
-		return nil, fmt.Errorf("ops: %s: got %d inputs, want 2", k.name, len(ds))
-	}
-	a, err := shapeOf(k.name, ds[0], k.a, -1)
+	s, err := inputShapes(k.name, ds, arg{k.a, -1}, arg{k.b, -1})
 	if err != nil {
 		return nil, err
 	}
-	b, err := shapeOf(k.name, ds[1], k.b, -1)
-	if err != nil {
-		return nil, err
+	if !s[0].Eq(s[1]) {
+		return nil, fmt.Errorf("ops: %s: %s has shape %v, %s has %v", k.name, k.a, s[0], k.b, s[1])
 	}
-	if !a.Eq(b) {
-		return nil, fmt.Errorf("ops: %s: %s has shape %v, %s has %v", k.name, k.a, a, k.b, b)
-	}
-	return a.Clone(), nil
+	return s[0].Clone(), nil
 }
 
-// do runs the op into prealloc (UsePreallocDo, usePrealloc true) or into
-// the op's kept output out (Do).
-func (k sameShapeKind) do(out *outBuf, usePrealloc bool, prealloc gorgonia.Value, vals []gorgonia.Value) (gorgonia.Value, error) {
-	a, b, err := k.inputs(vals)
+// do runs the op into prealloc (UsePreallocDo) or, when prealloc is nil,
+// into the op's kept output out (Do).
+func (k sameShapeKind) do(out *outBuf, prealloc gorgonia.Value, vals []gorgonia.Value) (gorgonia.Value, error) {
+	in, err := denseInputs(k.name, vals, arg{k.a, -1}, arg{k.b, -1})
 	if err != nil {
 		return nil, err
 	}
-	var o *tensor.Dense
-	if usePrealloc {
-		if o, err = checkOut(k.name, prealloc, a.Dtype(), a.Shape(), a, b); err != nil {
-			return nil, err
-		}
-	} else {
-		o = out.get(a.Dtype(), a.Shape()...)
+	a, b := in[0], in[1]
+	if !a.Shape().Eq(b.Shape()) {
+		return nil, fmt.Errorf("ops: %s: %s has shape %v, %s has %v", k.name, k.a, a.Shape(), k.b, b.Shape())
+	}
+	o, err := outputTensor(out, k.name, prealloc, a.Dtype(), a.Shape(), a, b)
+	if err != nil {
+		return nil, err
 	}
 	switch a.Dtype() {
 	case tensor.Float32:
@@ -245,25 +208,4 @@ func (k sameShapeKind) do(out *outBuf, usePrealloc bool, prealloc gorgonia.Value
 		k.k64(o.Float64s(), a.Float64s(), b.Float64s())
 	}
 	return o, nil
-}
-
-// inputs returns the two inputs, which must be dense tensors of one dtype
-// and one shape.
-func (k sameShapeKind) inputs(vals []gorgonia.Value) (a, b *tensor.Dense, err error) {
-	if len(vals) != 2 {
-		return nil, nil, fmt.Errorf("ops: %s: got %d inputs, want 2", k.name, len(vals))
-	}
-	if a, err = asDenseN(vals[0], k.name, k.a); err != nil {
-		return nil, nil, err
-	}
-	if b, err = asDenseN(vals[1], k.name, k.b); err != nil {
-		return nil, nil, err
-	}
-	if err = sameDtype(k.name, a, b); err != nil {
-		return nil, nil, err
-	}
-	if !a.Shape().Eq(b.Shape()) {
-		return nil, nil, fmt.Errorf("ops: %s: %s has shape %v, %s has %v", k.name, k.a, a.Shape(), k.b, b.Shape())
-	}
-	return a, b, nil
 }

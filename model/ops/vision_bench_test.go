@@ -78,12 +78,10 @@ func BenchmarkBatchNorm2D(b *testing.B) {
 	y, y2, dx, dz := make([]float32, len(x)), make([]float32, len(x)), make([]float32, len(x)), make([]float32, len(x))
 	gamma, beta := randVec32(rng, c), randVec32(rng, c)
 	for _, mode := range []string{"plain", "fusedReLU", "unfusedReLU"} {
-		op, err := newBatchNormOp("BatchNorm2D", c, BNConfig{Eps: 1e-5, Training: true})
+		op, err := newBatchNormOp(c, BNConfig{Eps: 1e-5, Training: true, ReLU: mode == "fusedReLU"}, true)
 		if err != nil {
 			b.Fatal(err)
 		}
-		op.rank4, op.relu = true, mode == "fusedReLU"
-		op.gsdy, op.gsdyx = make([]float64, c), make([]float64, c)
 		b.Run(mode, func(b *testing.B) {
 			c0 := cpuTime()
 			for b.Loop() {

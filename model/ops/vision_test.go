@@ -132,9 +132,9 @@ func TestConv2DAgainstLoops(t *testing.T) {
 			yShape := []int{gc.n, gc.o, ho, wo}
 			dy := randVec(rng, len(want))
 			wantDx, wantDw := convRefGrads(gc, x, w, dy)
-			fwd := &convOp{stride: gc.stride, pad: gc.pad}
-			gx := &convGradXOp{stride: gc.stride, pad: gc.pad, c: gc.c, h: gc.h, w: gc.w}
-			gw := &convGradWOp{stride: gc.stride, pad: gc.pad, kh: gc.kh, kw: gc.kw}
+			fwd := newConvOp(gc.stride, gc.pad, false)
+			gx := newConvGradXOp(gc.stride, gc.pad, gc.c, gc.h, gc.w)
+			gw := newConvGradWOp(gc.stride, gc.pad, gc.kh, gc.kw)
 			for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 				tol := 1e-12
 				mk := func(s []int, v []float64) *tensor.Dense { return dense64(s, v) }
@@ -176,7 +176,7 @@ func TestConv2DAgainstLoops(t *testing.T) {
 func TestConv2DKnownValue(t *testing.T) {
 	x := dense64([]int{1, 1, 3, 3}, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1})
 	w := dense64([]int{1, 1, 3, 3}, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1})
-	y, err := (&convOp{stride: 1, pad: 1}).Do(x, w)
+	y, err := newConvOp(1, 1, false).Do(x, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -812,27 +812,26 @@ func TestVisionRejectsBadShapes(t *testing.T) {
 		name string
 		f    func() error
 	}{
-		{"conv x 3-D", func() error { _, err := (&convOp{stride: 1}).Do(d(3, 5, 5), d(4, 3, 3, 3)); return err }},
-		{"conv channels", func() error { _, err := (&convOp{stride: 1}).Do(d(2, 2, 5, 5), d(4, 3, 3, 3)); return err }},
-		{"conv dtypes", func() error { _, err := (&convOp{stride: 1}).Do(d(2, 3, 5, 5), f32); return err }},
-		{"conv arity", func() error { _, err := (&convOp{stride: 1}).Do(d(2, 3, 5, 5)); return err }},
+		{"conv x 3-D", func() error { _, err := newConvOp(1, 0, false).Do(d(3, 5, 5), d(4, 3, 3, 3)); return err }},
+		{"conv channels", func() error { _, err := newConvOp(1, 0, false).Do(d(2, 2, 5, 5), d(4, 3, 3, 3)); return err }},
+		{"conv dtypes", func() error { _, err := newConvOp(1, 0, false).Do(d(2, 3, 5, 5), f32); return err }},
+		{"conv arity", func() error { _, err := newConvOp(1, 0, false).Do(d(2, 3, 5, 5)); return err }},
 		{"gradX dy shape", func() error {
-			_, err := (&convGradXOp{stride: 1, pad: 1, c: 3, h: 5, w: 5}).Do(d(4, 3, 3, 3), d(2, 4, 4, 5))
+			_, err := newConvGradXOp(1, 1, 3, 5, 5).Do(d(4, 3, 3, 3), d(2, 4, 4, 5))
 			return err
 		}},
 		{"gradW dy shape", func() error {
-			_, err := (&convGradWOp{stride: 1, pad: 1, kh: 3, kw: 3}).Do(d(2, 3, 5, 5), d(2, 4, 5, 6))
+			_, err := newConvGradWOp(1, 1, 3, 3).Do(d(2, 3, 5, 5), d(2, 4, 5, 6))
 			return err
 		}},
-		{"addrelu shapes", func() error { _, err := (&addReLUOp{}).Do(d(2, 3), d(3, 2)); return err }},
-		{"relugrad shapes", func() error { _, err := (&reluGradOp{}).Do(d(2, 3, 1, 1), d(2, 3)); return err }},
-		{"gap rank", func() error { _, err := (gapOp{}).Do(d(2, 3)); return err }},
+		{"addrelu shapes", func() error { _, err := newAddReLUOp().Do(d(2, 3), d(3, 2)); return err }},
+		{"relugrad shapes", func() error { _, err := newReluGradOp().Do(d(2, 3, 1, 1), d(2, 3)); return err }},
+		{"gap rank", func() error { _, err := newGapOp().Do(d(2, 3)); return err }},
 		{"bn2d one value per channel", func() error {
-			op, err := newBatchNormOp("BatchNorm2D", 3, BNConfig{Eps: 1e-5, Training: true})
+			op, err := newBatchNormOp(3, BNConfig{Eps: 1e-5, Training: true}, true)
 			if err != nil {
 				return nil
 			}
-			op.rank4 = true
 			_, err = op.Do(d(1, 3, 1, 1), d(3), d(3))
 			return err
 		}},
@@ -870,27 +869,27 @@ func TestVisionNoInputGrad(t *testing.T) {
 }
 
 func TestVisionWriteHashDistinguishesParameters(t *testing.T) {
-	bn1 := &BatchNormOp{id: 1, c: 3, eps: 1e-5, training: true, rank4: true}
-	bn1r := &BatchNormOp{id: 1, c: 3, eps: 1e-5, training: true, rank4: true, relu: true}
-	bn1m := &BatchNormOp{id: 1, c: 3, eps: 1e-5, training: true}
+	bn1 := described(&BatchNormOp{id: 1, c: 3, eps: 1e-5, training: true, rank4: true})
+	bn1r := described(&BatchNormOp{id: 1, c: 3, eps: 1e-5, training: true, rank4: true, relu: true})
+	bn1m := described(&BatchNormOp{id: 1, c: 3, eps: 1e-5, training: true})
 	type hasher interface{ Hashcode() uint32 }
 	differ := []struct {
 		name string
 		x, y hasher
 	}{
-		{"conv stride", &convOp{stride: 1}, &convOp{stride: 2}},
-		{"conv pad", &convOp{stride: 1, pad: 1}, &convOp{stride: 1}},
-		{"conv input grad", &convOp{stride: 1, noInputGrad: true}, &convOp{stride: 1}},
-		{"gradX size", &convGradXOp{stride: 2, c: 3, h: 8, w: 8}, &convGradXOp{stride: 2, c: 3, h: 7, w: 7}},
-		{"gradX stride", &convGradXOp{stride: 2, c: 3, h: 8, w: 8}, &convGradXOp{stride: 1, c: 3, h: 8, w: 8}},
-		{"gradW kernel", &convGradWOp{stride: 1, kh: 3, kw: 3}, &convGradWOp{stride: 1, kh: 1, kw: 1}},
-		{"gradW pad", &convGradWOp{stride: 1, pad: 1, kh: 3, kw: 3}, &convGradWOp{stride: 1, kh: 3, kw: 3}},
+		{"conv stride", newConvOp(1, 0, false), newConvOp(2, 0, false)},
+		{"conv pad", newConvOp(1, 1, false), newConvOp(1, 0, false)},
+		{"conv input grad", newConvOp(1, 0, true), newConvOp(1, 0, false)},
+		{"gradX size", newConvGradXOp(2, 0, 3, 8, 8), newConvGradXOp(2, 0, 3, 7, 7)},
+		{"gradX stride", newConvGradXOp(2, 0, 3, 8, 8), newConvGradXOp(1, 0, 3, 8, 8)},
+		{"gradW kernel", newConvGradWOp(1, 0, 3, 3), newConvGradWOp(1, 0, 1, 1)},
+		{"gradW pad", newConvGradWOp(1, 1, 3, 3), newConvGradWOp(1, 0, 3, 3)},
 		{"bn2d relu", bn1, bn1r},
 		{"bn2d vs bn", bn1, bn1m},
-		{"bn2d gamma vs beta", &bn4ParamGradOp{fwd: bn1, gamma: true}, &bn4ParamGradOp{fwd: bn1}},
-		{"gap grad size", &gapGradOp{h: 2, w: 3}, &gapGradOp{h: 3, w: 2}},
-		{"relu vs addrelu", &reluOp{}, &addReLUOp{}},
-		{"relu vs relugrad", &reluOp{}, &reluGradOp{}},
+		{"bn2d gamma vs beta", newBN4ParamGradOp(bn1, true), newBN4ParamGradOp(bn1, false)},
+		{"gap grad size", newGapGradOp(2, 3), newGapGradOp(3, 2)},
+		{"relu vs addrelu", newReluOp(), newAddReLUOp()},
+		{"relu vs relugrad", newReluOp(), newReluGradOp()},
 	}
 	for _, d := range differ {
 		if d.x.Hashcode() == d.y.Hashcode() {
@@ -903,8 +902,8 @@ func TestVisionWriteHashDistinguishesParameters(t *testing.T) {
 // buffer with exactly what Do returns and rejects a wrong-shaped buffer.
 func TestVisionUsePreallocDo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 1))
-	fwd := &BatchNormOp{id: 98, c: 3, eps: 1e-5, training: true, rank4: true, relu: true,
-		mean: make([]float64, 3), variance: make([]float64, 3), invStd: make([]float64, 3), gsdy: make([]float64, 3), gsdyx: make([]float64, 3)}
+	fwd := described(&BatchNormOp{id: 98, c: 3, eps: 1e-5, training: true, rank4: true, relu: true,
+		mean: make([]float64, 3), variance: make([]float64, 3), invStd: make([]float64, 3), gsdy: make([]float64, 3), gsdyx: make([]float64, 3)})
 	x := dense64([]int{2, 3, 4, 5}, randVec(rng, 120))
 	x2 := dense64([]int{2, 3, 4, 5}, randVec(rng, 120))
 	w := dense64([]int{4, 3, 3, 3}, randVec(rng, 108))
@@ -925,17 +924,17 @@ func TestVisionUsePreallocDo(t *testing.T) {
 		op   preallocOp
 		in   []gorgonia.Value
 	}{
-		{"Conv2D", &convOp{stride: 2, pad: 1}, []gorgonia.Value{x, w}},
-		{"Conv2DGradX", &convGradXOp{stride: 2, pad: 1, c: 3, h: 4, w: 5}, []gorgonia.Value{w, dy}},
-		{"Conv2DGradW", &convGradWOp{stride: 2, pad: 1, kh: 3, kw: 3}, []gorgonia.Value{x, dy}},
-		{"ReLU", &reluOp{}, []gorgonia.Value{x}},
-		{"AddReLU", &addReLUOp{}, []gorgonia.Value{x, x2}},
-		{"ReLUGrad4D", &reluGradOp{}, []gorgonia.Value{x, x2}},
-		{"GlobalAvgPool", gapOp{}, []gorgonia.Value{x}},
-		{"GlobalAvgPoolGrad", &gapGradOp{h: 4, w: 5}, []gorgonia.Value{m23}},
+		{"Conv2D", newConvOp(2, 1, false), []gorgonia.Value{x, w}},
+		{"Conv2DGradX", newConvGradXOp(2, 1, 3, 4, 5), []gorgonia.Value{w, dy}},
+		{"Conv2DGradW", newConvGradWOp(2, 1, 3, 3), []gorgonia.Value{x, dy}},
+		{"ReLU", newReluOp(), []gorgonia.Value{x}},
+		{"AddReLU", newAddReLUOp(), []gorgonia.Value{x, x2}},
+		{"ReLUGrad4D", newReluGradOp(), []gorgonia.Value{x, x2}},
+		{"GlobalAvgPool", newGapOp(), []gorgonia.Value{x}},
+		{"GlobalAvgPoolGrad", newGapGradOp(4, 5), []gorgonia.Value{m23}},
 		{"BatchNorm2D", fwd, []gorgonia.Value{x, v3, v3}},
-		{"BatchNorm2DGradX", &bn4GradXOp{fwd: fwd}, []gorgonia.Value{x, v3, x2, y}},
-		{"BatchNorm2DGradGamma", &bn4ParamGradOp{fwd: fwd, gamma: true}, []gorgonia.Value{x2}},
+		{"BatchNorm2DGradX", newBN4GradXOp(fwd), []gorgonia.Value{x, v3, x2, y}},
+		{"BatchNorm2DGradGamma", newBN4ParamGradOp(fwd, true), []gorgonia.Value{x2}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
