@@ -100,20 +100,24 @@ func BenchmarkTopK1001(b *testing.B) {
 	}
 }
 
-// BenchmarkPackPanels1001 packs 1001 random rows of a 50k×128 matrix (the
-// per-block candidate packing of the proximity-graph build).
-func BenchmarkPackPanels1001(b *testing.B) {
-	e := randomEmbeddings(50000, 128, 1)
+// BenchmarkScoreBlock1001 scores one block of the proximity-graph build of
+// BenchmarkProximityGraph50k: 62 nodes against 1001 random candidate rows
+// of a 50k×128 matrix (gathered, then one GEMM).
+func BenchmarkScoreBlock1001(b *testing.B) {
+	const n, d, rows, cols = 50000, 128, 62, 1001
+	e := randomEmbeddings(n, d, 1)
 	r := rand.New(rand.NewPCG(1, 2))
-	rows := make([]int32, 1001)
-	for i := range rows {
-		rows[i] = int32(r.IntN(50000))
+	idx := make([]int32, cols)
+	for i := range idx {
+		idx[i] = int32(r.IntN(n))
 	}
-	p := make([]float32, roundUp(1001, 16)*128)
+	bw := newBlockWork(n, d, rows, cols, 100)
+	copy(bw.a, e.Data[:rows*d])
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		packPanels(p, e.Data, 128, rows, 1001)
+		scoreBlock(bw, e.Data, d, rows, 0, idx, cols)
 	}
+	b.ReportMetric(2*rows*cols*d*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 // BenchmarkKNNGraph10k is the exact kNN graph (Config.Graph = "knn") of

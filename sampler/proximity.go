@@ -12,8 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/batchsampler-go/batchsampler/internal/gemm"
 )
 
 // Graph kinds of Config.Graph and Spec.Graph.
@@ -48,6 +49,9 @@ const DefaultBlockSize = 64
 // (Measured with M=100, N=2000 and blocks of 64: 20% of the nodes had no
 // in-edge, against 0.1% per node.)
 const minBlocksPerNode = 16
+
+// minBlockSize is the least block size minBlocksPerNode lowers BlockSize to.
+const minBlockSize = 6
 
 // chunkCols bounds the number of candidate columns scored at once (the exact
 // kNN graph streams all N nodes through the top-K selectors in chunks).
@@ -233,7 +237,7 @@ func buildProximity(u []float32, n, d int, opt GraphOptions) (*Graph, error) {
 			return nil, fmt.Errorf("sampler: proximity graph: BlockSize must be ≥ 0, got %d", bs)
 		}
 		if m+1 < n { // keep (M+1)/BlockSize ≥ minBlocksPerNode, see below
-			bs = min(bs, max(tileRows, (m+1)/minBlocksPerNode))
+			bs = min(bs, max(minBlockSize, (m+1)/minBlocksPerNode))
 		}
 		buildBlocks(u, n, d, m, k, bs, workers, opt.Seed, g.Adj)
 	case ShareNode:
@@ -303,9 +307,9 @@ func buildBlocks(u []float32, n, d, m, k, bs, workers int, seed uint64, adj []in
 // blockWork is one worker's scratch space for scoring a block of nodes
 // against a candidate list.
 type blockWork struct {
-	a     []float32 // packed rows of the block, roundUp(bs,6)×d
-	p     []float32 // packed panels of one chunk of candidates
-	c     []float32 // scores, roundUp(bs,6)×ldc
+	a     []float32 // rows of the block, bs×d
+	p     []float32 // gathered rows of one chunk of candidates, ldc×d
+	c     []float32 // scores, bs×ldc
 	ldc   int
 	sel   []topK
 	stamp []uint32 // stamp[v]==gen ⇔ v is in the drawn candidate set
@@ -315,22 +319,14 @@ type blockWork struct {
 	excl  []int
 }
 
-// scoreBlock fills bw.c (rowsPad × cols, stride bw.ldc) with the inner
+// scoreBlock fills bw.c (rows × cols, stride bw.ldc) with the inner
 // products of the block rows bw.a and the candidate rows: u's rows
-// rowsIdx, or rows c0..c0+cols−1 when rowsIdx is nil. With the assembly
-// micro-kernel the candidates are packed into panels; otherwise they are
-// gathered and multiplied by the registered gonum BLAS (blas32), which can
-// be an optimised implementation installed with blas32.Use.
-func scoreBlock(bw *blockWork, u []float32, d, rowsPad, c0 int, rowsIdx []int32, cols int) {
-	if useAsmKernel {
-		if rowsIdx == nil {
-			packPanels(bw.p, u[c0*d:], d, nil, cols)
-		} else {
-			packPanels(bw.p, u, d, rowsIdx, cols)
-		}
-		gemmPacked(rowsPad, roundUp(cols, tileCols), d, bw.a, bw.p, bw.c, bw.ldc)
-		return
-	}
+// rowsIdx (gathered into bw.p first), or rows c0..c0+cols−1 when rowsIdx is
+// nil. The product is internal/gemm's SgemmPacked (packed blocked GEMM with
+// AVX-512 or AVX2 micro-kernels in Go assembly; gonum's BLAS without
+// them), whose score of a pair does not depend on the other rows of the
+// block.
+func scoreBlock(bw *blockWork, u []float32, d, rows, c0 int, rowsIdx []int32, cols int) {
 	b := u[c0*d : (c0+cols)*d]
 	if rowsIdx != nil {
 		b = bw.p[:cols*d]
@@ -338,17 +334,15 @@ func scoreBlock(bw *blockWork, u []float32, d, rowsPad, c0 int, rowsIdx []int32,
 			copy(b[j*d:(j+1)*d], u[int(v)*d:(int(v)+1)*d])
 		}
 	}
-	blas32.Implementation().Sgemm(blas.NoTrans, blas.Trans, rowsPad, cols, d, 1, bw.a[:rowsPad*d], d, b, d, 0, bw.c[:rowsPad*bw.ldc], bw.ldc)
+	gemm.SgemmPacked(false, true, rows, cols, d, 1, bw.a[:rows*d], d, b, d, 0, bw.c, bw.ldc)
 }
 
 func newBlockWork(n, d, bs, cols, k int) *blockWork {
-	rows := roundUp(bs, tileRows)
-	ldc := roundUp(cols, tileCols)
 	bw := &blockWork{
-		a:     make([]float32, rows*d),
-		p:     make([]float32, ldc*d),
-		c:     make([]float32, rows*ldc),
-		ldc:   ldc,
+		a:     make([]float32, bs*d),
+		p:     make([]float32, cols*d),
+		c:     make([]float32, bs*cols),
+		ldc:   cols,
 		sel:   make([]topK, bs),
 		excl:  make([]int, bs),
 		stamp: make([]uint32, n),
@@ -388,11 +382,9 @@ func (bw *blockWork) drawSet(rng *rand.Rand, n, m int) []int32 {
 // candidates, column drop (if ≥ 0) is excluded instead.
 func (bw *blockWork) score(u []float32, d int, nodes []int32, cand []int32, nCand, drop, k int, adj []int32) {
 	rows := len(nodes)
-	rowsPad := roundUp(rows, tileRows)
 	for r, v := range nodes {
 		copy(bw.a[r*d:(r+1)*d], u[int(v)*d:(int(v)+1)*d])
 	}
-	clear(bw.a[rows*d : rowsPad*d])
 	excl := bw.excl[:rows] // excluded column per row
 	for r, v := range nodes {
 		bw.sel[r].reset(k)
@@ -412,7 +404,7 @@ func (bw *blockWork) score(u []float32, d int, nodes []int32, cand []int32, nCan
 		if cand != nil {
 			rowsIdx = cand[c0 : c0+cols]
 		}
-		scoreBlock(bw, u, d, rowsPad, c0, rowsIdx, cols)
+		scoreBlock(bw, u, d, rows, c0, rowsIdx, cols)
 		for r := 0; r < rows; r++ {
 			row := bw.c[r*bw.ldc : r*bw.ldc+cols]
 			if x := excl[r] - c0; x >= 0 && x < cols {

@@ -56,17 +56,6 @@ func checkNeighbours(t *testing.T, name string, e Embeddings, i int, nb []int32,
 }
 
 func TestGraphsWithAllCandidatesAreExactKNN(t *testing.T) {
-	for _, asm := range []bool{true, false} {
-		if asm && !haveAVX2 {
-			continue
-		}
-		useAsmKernel = asm
-		t.Run(map[bool]string{true: "asm", false: "blas32"}[asm], testGraphsExactKNN)
-	}
-	useAsmKernel = haveAVX2
-}
-
-func testGraphsExactKNN(t *testing.T) {
 	const n, d, k = 300, 12, 9
 	e := randomEmbeddings(n, d, 3)
 	all := make([]int, n)

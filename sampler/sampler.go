@@ -11,8 +11,8 @@
 // restart probability α, graph refresh interval t; Algorithm 1 is the
 // training loop, which batchsampler.go serves):
 //   - proximity.go: Algorithm 2, the proximity graph (BuildProximityGraph),
-//     and the exact kNN graph (BuildKNNGraph); gemm.go and topk.go are its
-//     float32 GEMM and top-K kernels.
+//     and the exact kNN graph (BuildKNNGraph); their float32 GEMM is
+//     internal/gemm's (SgemmPacked) and topk.go is their top-K kernel.
 //   - walk.go: Algorithm 3, random walk with restart (and RW, BFS, DFS).
 //   - batchsampler.go: BatchSampler (Config, epochs, Refresh, state);
 //     schedule.go: the α schedule; knn.go: the kNN Sampler baseline.

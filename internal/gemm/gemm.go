@@ -24,7 +24,8 @@
 //
 // Backend reports which of these runs. Sgemm runs on the calling goroutine;
 // SgemmParallel splits one large product over several goroutines with
-// results bit-identical to Sgemm's.
+// results bit-identical to Sgemm's; SgemmPacked never takes the dot path,
+// so that an element's bits do not depend on the shape of the product.
 package gemm
 
 import "fmt"
@@ -43,6 +44,20 @@ import "fmt"
 // data.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// SgemmPacked is Sgemm that always takes the packed micro-kernel path,
+// never the dot path Sgemm takes for thin A·Bᵀ products with long rows
+// (AVX-512, see dot.go). Each element of C is then computed by the same
+// FMA chain over k (split into blocks that depend on k alone; one block for
+// k ≤ 384) wherever it lies in C: a row's results do not depend on m, n or
+// on the other rows, and SgemmPacked on a block of rows or columns gives
+// the bits of the full product. The sampler's graph builders score blocks
+// of up to 64 nodes against up to 2048 candidates with it; for those
+// shapes (n ≫ m, k ≈ 128) the packed path is also the faster one. With
+// the go backend it is gonum's Sgemm; with openblas, OpenBLAS's.
+func SgemmPacked(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmNoDot(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // checkArgs panics with a message naming the offending argument when the

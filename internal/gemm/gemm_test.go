@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -354,4 +355,57 @@ func TestSgemmPanicsOnBadArguments(t *testing.T) {
 			tc.f()
 		}()
 	}
+}
+
+// TestSgemmPacked checks SgemmPacked against the float64 product, and that
+// each element comes out with the same bits whatever block of rows or
+// columns of the product a call computes, including the thin A·Bᵀ shapes
+// for which Sgemm takes the dot path.
+func TestSgemmPacked(t *testing.T) {
+	kernelPaths(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(21, 22))
+		for _, tc := range []struct{ m, n, k int }{{1, 1, 1}, {7, 33, 17}, {62, 1001, 128}, {64, 200, 517}, {5, 40, 300}} {
+			for _, ta := range []bool{false, true} {
+				for _, tb := range []bool{false, true} {
+					for _, s := range []struct{ alpha, beta float32 }{{1, 0}, {-0.5, 0.3}} {
+						p := newProblem(rng, ta, tb, tc.m, tc.n, tc.k, s.alpha, s.beta, s.beta == 0)
+						p.check(t, fmt.Sprintf("%s m=%d n=%d k=%d alpha=%g beta=%g", transName(ta, tb), tc.m, tc.n, tc.k, s.alpha, s.beta), p.run(SgemmPacked))
+					}
+				}
+			}
+			if level == levelGo {
+				continue // gonum: no promise about blocks
+			}
+			// A·Bᵀ by blocks of rows (1, 4, 5 rows) and of 16 columns.
+			p := newProblem(rng, false, true, tc.m, tc.n, tc.k, 1, 0, true)
+			full := p.run(SgemmPacked)
+			for _, rows := range []int{1, 4, 5} {
+				c := append([]float32(nil), p.c...)
+				for i0 := 0; i0 < tc.m; i0 += rows {
+					mb := min(rows, tc.m-i0)
+					SgemmPacked(false, true, mb, tc.n, tc.k, 1, p.a[i0*p.lda:], p.lda, p.b, p.ldb, 0, c[i0*p.ldc:], p.ldc)
+				}
+				for i := range c {
+					if math.Float32bits(c[i]) != math.Float32bits(full[i]) {
+						t.Fatalf("m=%d n=%d k=%d in blocks of %d rows: C[%d][%d] = %v, full product %v", tc.m, tc.n, tc.k, rows, i/p.ldc, i%p.ldc, c[i], full[i])
+					}
+				}
+			}
+			c := append([]float32(nil), p.c...)
+			for j0 := 0; j0 < tc.n; j0 += nr16 {
+				nb := min(nr16, tc.n-j0)
+				SgemmPacked(false, true, tc.m, nb, tc.k, 1, p.a, p.lda, p.b[j0*p.ldb:], p.ldb, 0, c[j0:], p.ldc)
+			}
+			for i := range c {
+				if math.Float32bits(c[i]) != math.Float32bits(full[i]) {
+					t.Fatalf("m=%d n=%d k=%d in blocks of 16 columns: C[%d][%d] = %v, full product %v", tc.m, tc.n, tc.k, i/p.ldc, i%p.ldc, c[i], full[i])
+				}
+			}
+			if !useDot(false, true, tc.m, tc.n, tc.k) {
+				if got := p.run(Sgemm); !slices.Equal(got, full) {
+					t.Errorf("m=%d n=%d k=%d: Sgemm (no dot path) and SgemmPacked differ", tc.m, tc.n, tc.k)
+				}
+			}
+		}
+	})
 }
