@@ -118,6 +118,10 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 			return nil, err
 		}
 	}
+	prov := currentProvenance()
+	if err := appendProvenance(filepath.Join(dir, "provenance.json"), prov); err != nil {
+		return nil, err
+	}
 	opt.Observer.logf("dataset %s: %d instances, %d classes", ds.Name(), ds.NumInstances(), ds.NumClasses())
 
 	var specs []RunSpec
@@ -159,6 +163,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 		results = append(results, *rr)
 	}
 	res := summarize(&cfg, ds, results)
+	res.Provenance = &prov
 	if err := writeResults(dir, res); err != nil {
 		return nil, err
 	}
@@ -397,4 +402,14 @@ func exportNPY(dir, id string, x []float32, n, d int, labels []int) error {
 		return err
 	}
 	return write(id+"_labels.npy", ys)
+}
+
+// appendProvenance adds p to the list in path (one entry per process that
+// worked on the run directory).
+func appendProvenance(path string, p Provenance) error {
+	var list []Provenance
+	if err := readJSON(path, &list); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return writeJSON(path, append(list, p))
 }

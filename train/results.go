@@ -13,6 +13,9 @@ type Results struct {
 	Name    string        `json:"name,omitempty"`
 	Results []ResultEntry `json:"results"`
 	Runs    []RunResult   `json:"runs"`
+	// Provenance is the commit, Go version and machine of the process that
+	// finished the experiment (each process's record is in provenance.json).
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // ResultEntry aggregates the runs of one sampler over seeds.

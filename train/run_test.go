@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -132,6 +133,17 @@ func TestRunWritesTheRunContract(t *testing.T) {
 	}
 	if r, c := m.Dims(); r != 90 || c != 16 {
 		t.Errorf("embeddings shape %d×%d, want 90×16", r, c)
+	}
+	// The run directory records what produced it.
+	var prov []Provenance
+	if err := readJSON(filepath.Join(dir, "provenance.json"), &prov); err != nil {
+		t.Fatal(err)
+	}
+	if len(prov) != 1 || prov[0].GoVersion != runtime.Version() || prov[0].Commit == "" || prov[0].GOMAXPROCS < 1 {
+		t.Errorf("provenance.json: %+v", prov)
+	}
+	if res.Provenance == nil || res.Provenance.GoVersion != runtime.Version() {
+		t.Errorf("results.json provenance: %+v", res.Provenance)
 	}
 	// A second Run into the same directory without Resume is refused.
 	if _, err := Run(context.Background(), cfg, Options{OutDir: dir}); err == nil || !strings.Contains(err.Error(), "-resume") {

@@ -1,0 +1,80 @@
+package train
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/batchsampler-go/batchsampler/internal/gemm"
+)
+
+// Provenance records what produced a run directory: the source commit, the
+// Go version, the machine and the command line. It is written to
+// DIR/provenance.json when a run starts (and again, with the time, when a
+// resumed run continues) and copied into results.json.
+type Provenance struct {
+	// Commit is the VCS revision of the binary (from its build information,
+	// else from `git rev-parse HEAD` in the working directory); Modified
+	// says that the working tree had uncommitted changes.
+	Commit     string `json:"commit"`
+	Modified   bool   `json:"modified"`
+	GoVersion  string `json:"go_version"`
+	GOOS       string `json:"goos"`
+	GOARCH     string `json:"goarch"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	CPU        string `json:"cpu,omitempty"`
+	GEMM       string `json:"gemm_backend"`
+	Command    string `json:"command"`
+	Started    string `json:"started"`
+}
+
+// currentProvenance describes this process.
+func currentProvenance() Provenance {
+	p := Provenance{
+		GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
+		GOMAXPROCS: runtime.GOMAXPROCS(0), CPU: cpuModel(), GEMM: gemm.Backend(),
+		Command: strings.Join(os.Args, " "), Started: time.Now().UTC().Format(time.RFC3339),
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				p.Commit = s.Value
+			case "vcs.modified":
+				p.Modified = s.Value == "true"
+			}
+		}
+	}
+	if p.Commit == "" { // go run and go test do not stamp the revision
+		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			p.Commit = strings.TrimSpace(string(out))
+			if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
+				p.Modified = len(strings.TrimSpace(string(st))) > 0
+			}
+		}
+	}
+	if p.Commit == "" {
+		p.Commit = "unknown"
+	}
+	return p
+}
+
+// cpuModel returns the CPU's model name on Linux ("" elsewhere).
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
