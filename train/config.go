@@ -12,6 +12,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -274,8 +276,13 @@ func (c *Config) Validate() error {
 		}
 		if ps, err := protocolFor(c); err != nil {
 			add(err)
-		} else if ps.Validate != nil {
-			errs = append(errs, ps.Validate(c)...)
+		} else {
+			if ps.Validate != nil {
+				errs = append(errs, ps.Validate(c)...)
+			}
+			if _, ok := ps.New(c).(DevScorer); c.Eval.SelectEvery > 0 && !ok {
+				errs = append(errs, fmt.Sprintf("eval.select_every: eval.kind %s has no development set to select on", c.Eval.Kind))
+			}
 		}
 	}
 	errs = append(errs, c.validateTextOptions()...)
@@ -360,4 +367,40 @@ func WriteConfig(w io.Writer, cfg *Config) error {
 		return err
 	}
 	return enc.Close()
+}
+
+// foreignKeys reports the keys of a config section (a struct with yaml
+// tags) that are set although the part of the run reading the section does
+// not use them: e.g. `model.arch` with a GIN encoder. what names that part
+// ("the gin encoder"); used lists its keys.
+func foreignKeys(section string, v any, what string, used ...string) []string {
+	var errs []string
+	rv := reflect.ValueOf(v)
+	rt := rv.Type()
+	for i := 0; i < rt.NumField(); i++ {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("yaml"), ",")
+		if name == "" || name == "-" || slices.Contains(used, name) || isEmpty(rv.Field(i)) {
+			continue
+		}
+		errs = append(errs, fmt.Sprintf("%s.%s: not used by %s; its keys are %s", section, name, what, strings.Join(used, ", ")))
+	}
+	return errs
+}
+
+// isEmpty reports whether v is its zero value, an empty list or map, or a
+// struct of empty fields (what a written config.yaml holds for a section
+// that does not apply).
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice, reflect.Map:
+		return v.Len() == 0
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if !isEmpty(v.Field(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return v.IsZero()
 }

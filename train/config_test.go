@@ -35,6 +35,16 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 		{"set unknown key", minimalTU, []string{"train.epoch=3"}, []string{"train.epoch", "unknown key"}},
 		{"set wrong type", minimalTU, []string{"train.epochs=abc"}, []string{"train.epochs", "expected an integer"}},
 		{"not yaml", "data: [unclosed\n", nil, []string{"not valid YAML"}},
+		{"set list entry", minimalTU + "samplers: [{kind: uniform}]\n", []string{"samplers[3].m=5"}, []string{"samplers has 1 entry"}},
+		{"key of another encoder", minimalTU + "model: {kind: gin, arch: resnet8}\n", nil, []string{"model.arch: not used by the gin encoder", "kind, hidden, layers, proj_dim"}},
+		{"key of another protocol", minimalTU + "eval: {knn_k: 5}\n", nil, []string{"eval.knn_k: not used by eval.kind svm"}},
+		{"key of another data kind", "data: {source: tu, name: MUTAG, path: tu/MUTAG, image: {max_train: 5}}\n", nil, []string{"data.image: not used by graph data"}},
+		{"method of another modality", minimalTU + "method: simclr\n", nil, []string{"method: simclr trains on image data, not on modality graph"}},
+		{"unknown method", minimalTU + "method: byol\n", nil, []string{`method: "byol" is not allowed`, "graphcl"}},
+		{"protocol of another modality", minimalTU + "eval: {kind: sts}\n", nil, []string{`eval.kind: "sts" is not allowed for modality graph; allowed values: svm`}},
+		{"selection without a dev set", minimalTU + "eval: {select_every: 5}\n", nil, []string{"eval.select_every: eval.kind svm has no development set"}},
+		{"bad optimizer", minimalTU + "optim: {kind: adan}\n", nil, []string{`optim.kind: "adan" is not allowed`, "adam, adamw, sgd, lars"}},
+		{"bad schedule", minimalTU + "optim: {schedule: {kind: step}}\n", nil, []string{"optim.schedule.kind"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,6 +50,7 @@ func validateGraphData(c *Config) []string {
 		}
 	}
 	add(oneOf("data.source", c.Data.Source, "tu", "gin", "synthetic"))
+	errs = append(errs, foreignKeys("data", c.Data, "graph data", "source", "name", "root", "path", "features", "max_degree", "synthetic")...)
 	if c.Data.Source != "synthetic" && c.Data.Path == "" {
 		errs = append(errs, "data.path: required for source "+c.Data.Source+" (a directory for tu, a file for gin)")
 	}

@@ -58,6 +58,7 @@ func validateImageData(c *Config) []string {
 	}
 	d := c.Data
 	add(oneOf("data.source", d.Source, "cifar10", "cifar100", "cifar100-coarse", "idx", "synthetic"))
+	errs = append(errs, foreignKeys("data", d, "image data", "source", "name", "root", "path", "image")...)
 	if d.Source != "synthetic" && d.Path == "" {
 		errs = append(errs, "data.path: required for source "+d.Source+" (the directory of the dataset's files)")
 	}

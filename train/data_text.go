@@ -304,6 +304,7 @@ func validateTextData(c *Config) []string {
 	}
 	t := c.Data.Text
 	add(oneOf("data.source", c.Data.Source, "corpus"))
+	errs = append(errs, foreignKeys("data", c.Data, "text data", "source", "name", "root", "text")...)
 	if len(t.Corpus) == 0 {
 		errs = append(errs, "data.text.corpus: need at least one corpus file")
 	}

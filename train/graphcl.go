@@ -26,6 +26,8 @@ func validateGIN(c *Config) []string {
 		}
 	}
 	add(oneOf("model.kind", c.Model.Kind, "gin"))
+	errs = append(errs, foreignKeys("model", c.Model, "the gin encoder", "kind", "hidden", "layers", "proj_dim")...)
+	errs = append(errs, foreignKeys("augment", c.Augment, "graph views", "mode", "list", "drop_isolated")...)
 	add(positive("model.hidden", c.Model.Hidden))
 	add(positive("model.layers", c.Model.Layers))
 	if c.Model.ProjDim < 0 {

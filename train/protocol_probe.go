@@ -15,7 +15,7 @@ func init() {
 
 // validateProbe checks the keys of the image protocols.
 func validateProbe(c *Config) []string {
-	var errs []string
+	errs := foreignKeys("eval", c.Eval, "eval.kind "+c.Eval.Kind, "kind", "knn_k", "knn_temperature", "probe_l2", "select_every")
 	if err := positive("eval.knn_k", c.Eval.KNNK); err != nil {
 		errs = append(errs, err.Error())
 	}

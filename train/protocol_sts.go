@@ -8,7 +8,9 @@ import (
 )
 
 func init() {
-	RegisterProtocol("sts", ProtocolSpec{Modalities: []string{"text"}, Validate: func(*Config) []string { return nil },
+	RegisterProtocol("sts", ProtocolSpec{Modalities: []string{"text"}, Validate: func(c *Config) []string {
+		return foreignKeys("eval", c.Eval, "eval.kind sts", "kind", "select_every")
+	},
 		New: func(*Config) Protocol { return stsProtocol{} }})
 }
 

@@ -12,7 +12,7 @@ func init() {
 
 // validateSVM checks the keys of GraphCL's SVM protocol.
 func validateSVM(c *Config) []string {
-	var errs []string
+	errs := foreignKeys("eval", c.Eval, "eval.kind svm", "kind", "folds", "inner_folds", "cs", "select_every")
 	if c.Eval.Folds < 2 {
 		errs = append(errs, fmt.Sprintf("eval.folds: must be >= 2, got %d", c.Eval.Folds))
 	}

@@ -29,6 +29,8 @@ func validateResNet(c *Config) []string {
 		}
 	}
 	add(oneOf("model.kind", c.Model.Kind, "resnet"))
+	errs = append(errs, foreignKeys("model", c.Model, "the resnet encoder", "kind", "arch", "widths", "blocks", "proj_dim", "proj_hidden")...)
+	errs = append(errs, foreignKeys("augment", c.Augment, "image views", "mode", "image")...)
 	if _, err := model.ResNetPreset(c.Model.Arch); err != nil {
 		errs = append(errs, "model.arch: "+err.Error())
 	}
