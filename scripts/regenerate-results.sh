@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 WORK=${WORK:-runs/regenerate}
 mkdir -p "$WORK" results
 bin="$WORK/train"
-go build -o "$bin" ./cmd/train
+go build -buildvcs=true -o "$bin" ./cmd/train # stamp the commit into provenance.json
 
 run() { # NAME CONFIG [-set ...]
   local name=$1 cfg=$2; shift 2

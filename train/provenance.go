@@ -18,8 +18,10 @@ import (
 // resumed run continues) and copied into results.json.
 type Provenance struct {
 	// Commit is the VCS revision of the binary (from its build information,
-	// else from `git rev-parse HEAD` in the working directory); Modified
-	// says that the working tree had uncommitted changes.
+	// stamped by `go build -buildvcs=true`), else — for `go run` and `go
+	// test`, which do not stamp it — `git rev-parse HEAD` in the working
+	// directory when the run started. Modified says that the source had
+	// uncommitted changes (in the fallback: the working tree at that time).
 	Commit     string `json:"commit"`
 	Modified   bool   `json:"modified"`
 	GoVersion  string `json:"go_version"`
