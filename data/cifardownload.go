@@ -65,7 +65,8 @@ func FetchCIFAR(ctx context.Context, rawURL, wantMD5, destDir string) (string, e
 // DownloadMD5 is [Download] with an md5 checksum (hex, any case; empty
 // skips the check) instead of a sha256, for sites that publish md5 only,
 // like CIFAR's. The file is fetched into a temporary directory inside
-// destDir and moved into place only when its checksum matches; on any error
+// destDir and moved into place only when its checksum matches (else the
+// error is a *[ChecksumError]); on any error
 // nothing is left behind (destDir itself may have been created).
 func DownloadMD5(ctx context.Context, rawURL, destDir, wantMD5 string) (string, error) {
 	want := strings.ToLower(strings.TrimSpace(wantMD5))
@@ -91,7 +92,11 @@ func DownloadMD5(ctx context.Context, rawURL, destDir, wantMD5 string) (string, 
 		return "", fmt.Errorf("download %s: %w", rawURL, err)
 	}
 	if want != "" && got != want {
-		return "", fmt.Errorf("download %s: md5 %s: expected %s", rawURL, got, want)
+		var n int64
+		if st, err := os.Stat(p); err == nil {
+			n = st.Size()
+		}
+		return "", &ChecksumError{URL: rawURL, Algorithm: "md5", Expected: want, Received: got, Bytes: n}
 	}
 	dst := filepath.Join(destDir, filepath.Base(p))
 	if err := os.Rename(p, dst); err != nil {

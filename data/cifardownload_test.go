@@ -138,7 +138,7 @@ func TestFetchCIFAR(t *testing.T) {
 	t.Run("corrupted archive", func(t *testing.T) {
 		dest := filepath.Join(t.TempDir(), "cifar")
 		_, err := FetchCIFAR(ctx, srv.URL+"/corrupt/cifar-10-binary.tar.gz", md5Hex(good), dest)
-		if err == nil || !strings.Contains(err.Error(), "md5 "+md5Hex(corrupt)+": expected "+md5Hex(good)) {
+		if err == nil || !strings.Contains(err.Error(), "checksum mismatch: expected md5 "+md5Hex(good)+", received md5 "+md5Hex(corrupt)) {
 			t.Fatalf("error %v", err)
 		}
 		if tree := cifarTree(t, dest); len(tree) != 0 {

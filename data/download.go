@@ -45,8 +45,8 @@ const MaxDownloadBytes = 4 << 30
 // after the last element of the URL path, and returns its path. The body
 // goes to a temporary file in destDir that is renamed into place only after
 // it is complete and, when wantSHA256 is not empty, its sha256 equals
-// wantSHA256 (hex, any case); on any error no file is left behind. The
-// context cancels the transfer.
+// wantSHA256 (hex, any case; else the error is a *[ChecksumError]); on any
+// error no file is left behind. The context cancels the transfer.
 func Download(ctx context.Context, rawURL, destDir, wantSHA256 string) (string, error) {
 	fail := func(err error) (string, error) { return "", fmt.Errorf("download %s: %w", rawURL, err) }
 	u, err := url.Parse(rawURL)
@@ -106,7 +106,7 @@ func Download(ctx context.Context, rawURL, destDir, wantSHA256 string) (string, 
 	}
 	got := hex.EncodeToString(h.Sum(nil))
 	if want != "" && got != want {
-		return fail(fmt.Errorf("sha256 %s: expected %s", got, want))
+		return "", &ChecksumError{URL: rawURL, Algorithm: "sha256", Expected: want, Received: got, Bytes: n}
 	}
 	if err := tmp.Sync(); err != nil {
 		return fail(err)
@@ -120,6 +120,21 @@ func Download(ctx context.Context, rawURL, destDir, wantSHA256 string) (string, 
 	}
 	done = true
 	return dst, nil
+}
+
+// ChecksumError reports a downloaded file whose checksum is not the one
+// expected; the file is not kept.
+type ChecksumError struct {
+	URL       string
+	Algorithm string // "sha256" or "md5"
+	Expected  string // hex
+	Received  string // hex, of the Bytes bytes received
+	Bytes     int64
+}
+
+func (e *ChecksumError) Error() string {
+	return fmt.Sprintf("download %s: checksum mismatch: expected %s %s, received %s %s (%d bytes)",
+		e.URL, e.Algorithm, e.Expected, e.Algorithm, e.Received, e.Bytes)
 }
 
 // FileSHA256 returns the hex sha256 of a file.

@@ -127,7 +127,7 @@ func TestDownload(t *testing.T) {
 	failures := []struct {
 		name, url, want, contains string
 	}{
-		{"checksum mismatch", "/corrupt/TOY.zip", sha(good), "sha256 " + sha(corrupt) + ": expected " + sha(good)},
+		{"checksum mismatch", "/corrupt/TOY.zip", sha(good), "checksum mismatch: expected sha256 " + sha(good) + ", received sha256 " + sha(corrupt)},
 		{"not found", "/missing/TOY.zip", "", "404"},
 		{"short body", "/short/TOY.zip", "", "unexpected EOF"},
 		{"bad checksum syntax", "/good/TOY.zip", "abc", "expected 64 hex digits"},

@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/internal/yamlcfg"
 	"github.com/batchsampler-go/batchsampler/loss"
 	"github.com/batchsampler-go/batchsampler/optim"
@@ -59,8 +60,7 @@ type DataConfig struct {
 	Source string `yaml:"source"`
 	// Name is the dataset name (TU: the NAME of NAME_A.txt).
 	Name string `yaml:"name"`
-	// Root is the shared data directory; "" means $BATCHSAMPLER_DATA or
-	// ../shared/data.
+	// Root is the data root; "" means data.DefaultRoot() (see DataRoot).
 	Root string `yaml:"root"`
 	// Path is the TU directory or the GIN file, relative to Root unless absolute.
 	Path string `yaml:"path"`
@@ -340,15 +340,14 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// DataRoot resolves data.root: the config value, $BATCHSAMPLER_DATA, or ../shared/data.
+// DataRoot resolves data.root: the config value, else data.DefaultRoot
+// ($BATCHSAMPLER_DATA, ../shared/data if it exists, or the user data root
+// where cmd/download writes by default).
 func (d DataConfig) DataRoot() string {
 	if d.Root != "" {
 		return d.Root
 	}
-	if e := os.Getenv("BATCHSAMPLER_DATA"); e != "" {
-		return e
-	}
-	return filepath.Join("..", "shared", "data")
+	return data.DefaultRoot()
 }
 
 // ResolvedPath is data.path joined to the data root unless absolute.

@@ -7,6 +7,8 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,10 +17,11 @@ import (
 	"testing"
 )
 
-// cifarArchive packs data/testdata/cifar10 as the official archive does.
-func cifarArchive(t *testing.T) []byte {
+// cifarArchive packs data/testdata/SRC under the folder top, as the
+// official archives do.
+func cifarArchive(t *testing.T, src, top string) []byte {
 	t.Helper()
-	src := filepath.Join("..", "..", "data", "testdata", "cifar10")
+	src = filepath.Join("..", "..", "data", "testdata", src)
 	ents, err := os.ReadDir(src)
 	if err != nil {
 		t.Fatal(err)
@@ -26,13 +29,13 @@ func cifarArchive(t *testing.T) []byte {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	tw.WriteHeader(&tar.Header{Name: "cifar-10-batches-bin/", Typeflag: tar.TypeDir, Mode: 0o755})
+	tw.WriteHeader(&tar.Header{Name: top + "/", Typeflag: tar.TypeDir, Mode: 0o755})
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tw.WriteHeader(&tar.Header{Name: "cifar-10-batches-bin/" + e.Name(), Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(b))}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{Name: top + "/" + e.Name(), Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(b))}); err != nil {
 			t.Fatal(err)
 		}
 		tw.Write(b)
@@ -43,39 +46,58 @@ func cifarArchive(t *testing.T) []byte {
 }
 
 func TestDownloadCIFAR(t *testing.T) {
-	good := cifarArchive(t)
-	h := md5.Sum(good)
-	sum := hex.EncodeToString(h[:])
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(good) }))
-	defer srv.Close()
-	for _, tc := range []struct {
-		name, md5, wantErr string
+	for _, ds := range []struct {
+		dataset, src, top, train, wantOut string
 	}{
-		{"good archive", sum, ""},
-		{"md5 mismatch", strings.Repeat("0", 32), "md5"},
+		{"cifar-10", "cifar10", "cifar-10-batches-bin", "-config configs/simclr-cifar10.yaml -set data.root=", "5 training images 3x32x32, 10 classes"},
+		{"CIFAR100", "cifar100", "cifar-100-binary", "-config configs/simclr-cifar10.yaml -set data.source=cifar100 -set data.path=cifar-100-binary -set data.root=", "2 training images 3x32x32, 100 classes"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			var out, errOut bytes.Buffer
-			err := run(context.Background(), []string{"-dataset", "cifar-10", "-dir", dir, "-url", srv.URL + "/c.tar.gz", "-md5", tc.md5}, &out, &errOut)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("want an error mentioning %q, got %v", tc.wantErr, err)
+		good := cifarArchive(t, ds.src, ds.top)
+		h := md5.Sum(good)
+		sum := hex.EncodeToString(h[:])
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(good) }))
+		defer srv.Close()
+		url := srv.URL + "/c.tar.gz"
+		zeros := strings.Repeat("0", 32)
+		for _, tc := range []struct {
+			name, md5 string
+			wantErr   []string
+		}{
+			{"good archive", sum, nil},
+			{"md5 mismatch", zeros, []string{"download " + url + ": checksum mismatch: expected md5 " + zeros + ", received md5 " + sum}},
+		} {
+			t.Run(ds.dataset+"/"+tc.name, func(t *testing.T) {
+				root := filepath.Join(t.TempDir(), "root")
+				var out, errOut bytes.Buffer
+				err := run(context.Background(), []string{"-dataset", ds.dataset, "-root", root, "-url", url, "-md5", tc.md5}, &out, &errOut)
+				if tc.wantErr != nil {
+					if err == nil {
+						t.Fatal("no error")
+					}
+					for _, w := range tc.wantErr {
+						if !strings.Contains(err.Error(), w) {
+							t.Fatalf("error %v, want one containing %q", err, w)
+						}
+					}
+					if _, err := os.Stat(root); !errors.Is(err, fs.ErrNotExist) {
+						t.Errorf("a failed download left %s: %v", root, listTree(t, root))
+					}
+					return
 				}
-				if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-					t.Errorf("a failed download left %d entries in %s", len(ents), dir)
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(out.String(), "training images 3x32x32") || !strings.Contains(out.String(), "md5 verified: true") {
-				t.Errorf("output:\n%s", out.String())
-			}
-			if _, err := os.Stat(filepath.Join(dir, "cifar-10-batches-bin", "data_batch_1.bin")); err != nil {
-				t.Error(err)
-			}
-		})
+				target := filepath.Join(root, ds.top)
+				for _, w := range []string{"md5 " + sum + "  " + url, "checksum verified", target + ": " + ds.wantOut, "md5 verified: true",
+					" is in " + target + "; train with: go run ./cmd/train " + ds.train + root + "\n"} {
+					if !strings.Contains(out.String(), w) {
+						t.Errorf("output\n%s\ndoes not contain %q", out.String(), w)
+					}
+				}
+				if got := listTree(t, root); len(got) != 1+4 || got[0] != ds.top {
+					t.Errorf("root holds %v: want %s/ and its 4 files only", got, ds.top)
+				}
+			})
+		}
 	}
 }

@@ -1,23 +1,34 @@
-// Command download fetches a dataset, checks its checksum and extracts it
-// safely. CIFAR-10/100 (binary version, md5 published by the dataset's site):
+// Command download fetches a dataset into the data root that cmd/train
+// reads, checks its checksum and extracts it safely:
 //
-//	go run ./cmd/download -dataset cifar-10 -dir data/cifar [-url URL -md5 HEX]
+//	go run ./cmd/download -dataset MUTAG [-root DIR] [-sha256 HEX|any] [-url URL] [-keep-zip]
+//	go run ./cmd/download -dataset cifar-10 [-root DIR] [-md5 HEX|any] [-url URL]
 //
-// gives data/cifar/cifar-10-batches-bin/ for data.ReadCIFAR10Dir. A TU
-// Dortmund graph classification dataset, for data.ReadTU:
+// A TU Dortmund graph dataset NAME goes to DIR/tu/NAME/NAME_A.txt ...,
+// CIFAR-10 to DIR/cifar-10-batches-bin/ and CIFAR-100 to
+// DIR/cifar-100-binary/: the paths (tu/NAME, cifar-10-batches-bin,
+// cifar-100-binary) that the configs' data.path gives relative to
+// data.root. DIR defaults to train's default data root,
+// data.DefaultRoot(): $BATCHSAMPLER_DATA, else ../shared/data when it
+// exists, else the user cache directory (~/.cache/batchsampler/data on
+// Linux). On success the command prints the train command to run; when
+// DIR is not the default root, that command carries -set data.root=DIR.
 //
-//	go run ./cmd/download -dataset MUTAG -dir data/tu [-sha256 HEX|any] [-url URL] [-keep-zip]
+// A TU zip comes from data.TUDatasetURL(NAME) unless -url is given; its
+// sha256 is checked against -sha256, or, when neither -sha256 nor -url is
+// given, against data.KnownTUChecksums (MUTAG, IMDB-BINARY, NCI1). Those
+// built-in checksums were computed on copies of the TU zips kept in a
+// public repository, not on the TU server's files: if the server serves a
+// re-packed zip the check fails and the error shows the checksum received,
+// which -sha256 HEX pins (-sha256 any skips the check). A CIFAR archive's
+// md5 is checked against the one its site publishes (or -md5). The command
+// prints the checksum of every archive it downloads.
 //
-// gives data/tu/MUTAG/MUTAG_A.txt and the other files of the zip (TU zips
-// hold a NAME/ folder). The zip comes from data.TUDatasetURL(NAME) unless
-// -url is given. Its sha256 is checked against -sha256, or, when neither
-// -sha256 nor -url is given, against data.KnownTUChecksums (MUTAG,
-// IMDB-BINARY, NCI1). Those built-in checksums were computed on copies of
-// the TU zips kept in a public repository, not on the TU server's files: if
-// the server serves a re-packed zip the check fails and the message shows
-// the checksum seen. The command always prints the checksum of what it
-// downloaded, so a user can compare it and pin it with -sha256 HEX
-// (-sha256 any skips the check).
+// Everything is fetched and extracted in a temporary directory beside the
+// target and renamed into place only once the checksum matched and the
+// dataset was read back, so a failed download leaves no new directory
+// behind; a dataset already at the target is replaced only then. download
+// -h lists the datasets with their addresses and checksums.
 package main
 
 import (
@@ -30,69 +41,206 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/batchsampler-go/batchsampler/data"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return
+	code := exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError is a command line that could not be parsed (exit status 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string {
+	msg := e.err.Error()
+	if strings.Contains(msg, "\n") {
+		return msg // it holds the list of datasets already
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "download:", err)
-		os.Exit(1)
+	return msg + " (download -h lists the flags and the datasets)"
+}
+func (e usageError) Unwrap() error { return e.err }
+
+// exitCode reports err on stderr and returns the exit status: 0 for
+// success and for -h, 2 for a bad command line, 1 otherwise.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
 	}
+	fmt.Fprintln(stderr, "download:", err)
+	if errors.As(err, new(usageError)) {
+		return 2
+	}
+	return 1
 }
 
 // validName is what a dataset name may contain: it becomes a directory and
 // a file prefix.
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
+// trainConfigs are the shipped configs of the datasets download fetches.
+var trainConfigs = map[string]string{
+	"MUTAG":       "configs/graphcl-mutag.yaml",
+	"IMDB-BINARY": "configs/graphcl-imdb-b.yaml",
+	"NCI1":        "configs/graphcl-nci1.yaml",
+	"cifar-10":    "configs/simclr-cifar10.yaml",
+}
+
+// tuDatasetURL is the address of a TU dataset's zip (a variable for tests).
+var tuDatasetURL = data.TUDatasetURL
+
+// tuListURL is the TU Dortmund page that lists the datasets' names.
+const tuListURL = "https://chrsmrrs.github.io/datasets/docs/datasets/"
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("download", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	name := fs.String("dataset", "", "TU dataset `NAME`, e.g. MUTAG, IMDB-BINARY, NCI1 (required)")
-	dir := fs.String("dir", filepath.Join("data", "tu"), "`directory` that receives NAME/NAME_*.txt")
-	sum := fs.String("sha256", "", "expected sha256 (`HEX`) of the zip, or \"any\" to skip the check; default: the built-in checksum for MUTAG, IMDB-BINARY and NCI1 when -url is not given")
-	rawURL := fs.String("url", "", "`URL` of the zip (default "+data.TUDatasetURL("NAME")+")")
-	keep := fs.Bool("keep-zip", false, "keep the downloaded zip in -dir")
-	md5sum := fs.String("md5", "", "expected md5 (`HEX`) of a CIFAR archive (default: the published one; with -url, \"any\" skips the check)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: download -dataset NAME [-dir DIR] [-sha256 HEX|any] [-url URL] [-keep-zip]")
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(io.Discard) // errors are returned; -h prints the help to stdout
+	fs.Usage = func() {}
+	name := fs.String("dataset", "", "dataset `NAME`: a TU dataset (MUTAG, IMDB-BINARY, NCI1, ...), cifar-10 or cifar-100 (required)")
+	root := fs.String("root", "", "data `DIR`, the data.root train reads (default: train's default data root, see above)")
+	dir := fs.String("dir", "", "alias of -root: the data `DIR` (not the dataset's own directory)")
+	sum := fs.String("sha256", "", "expected sha256 (`HEX`) of a TU zip, or \"any\" to skip the check (default: the built-in checksum for MUTAG, IMDB-BINARY and NCI1 when -url is not given)")
+	md5sum := fs.String("md5", "", "expected md5 (`HEX`) of a CIFAR archive, or \"any\" to skip the check (default: the published one when -url is not given)")
+	rawURL := fs.String("url", "", "`URL` to fetch instead of the dataset's own address")
+	keep := fs.Bool("keep-zip", false, "keep a TU zip beside the dataset, as DIR/tu/NAME.zip")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			printHelp(stdout, fs)
+			return err
+		}
+		return usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q: expected flags only", fs.Args())
+		return usageError{fmt.Errorf("unexpected arguments %q: expected flags only", fs.Args())}
 	}
-	if *name == "cifar-10" || *name == "cifar-100" {
-		return fetchCIFAR(ctx, *name, *dir, *rawURL, *md5sum, stdout)
+	if *root != "" && *dir != "" && filepath.Clean(*root) != filepath.Clean(*dir) {
+		return usageError{fmt.Errorf("-root %s and -dir %s: -dir is an alias of -root, give one of them", *root, *dir)}
+	}
+	if *root == "" {
+		*root = *dir
+	}
+	defaultRoot := *root == ""
+	if defaultRoot {
+		*root = data.DefaultRoot()
+	}
+	if cifar, ok := cifarName(*name); ok {
+		return fetchCIFAR(ctx, cifar, *root, defaultRoot, *rawURL, *md5sum, stdout)
 	}
 	if !validName.MatchString(*name) {
-		return fmt.Errorf("-dataset %q: expected a TU dataset name (letters, digits, '_', '-', '.'), e.g. MUTAG", *name)
+		what := fmt.Sprintf("-dataset %q is not a dataset name", *name)
+		if *name == "" {
+			what = "-dataset is required"
+		}
+		return usageError{fmt.Errorf("%s: expected a TU dataset name (letters, digits, '_', '-', '.') or a CIFAR one; download fetches\n%s", what, datasetList())}
 	}
-	u := *rawURL
+	return fetchTU(ctx, *name, *root, defaultRoot, *rawURL, *sum, *keep, stdout)
+}
+
+// cifarName maps the spellings of the CIFAR names (cifar-10, CIFAR10, ...)
+// to data.CIFARNames.
+func cifarName(s string) (string, bool) {
+	n := strings.ToLower(s)
+	for _, c := range data.CIFARNames {
+		if n == c || n == strings.ReplaceAll(c, "-", "") {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+func printHelp(w io.Writer, fs *flag.FlagSet) {
+	root, source := data.DefaultRootSource()
+	fmt.Fprintf(w, `usage: download -dataset NAME [-root DIR] [-sha256 HEX|any] [-md5 HEX|any] [-url URL] [-keep-zip]
+
+Fetches a dataset into the data root DIR that train reads, checks its
+checksum, extracts it safely and prints the train command to run:
+  TU dataset NAME  ->  DIR/tu/NAME/NAME_A.txt, ...  (a config's data.path tu/NAME)
+  cifar-10         ->  DIR/cifar-10-batches-bin/    (data.path cifar-10-batches-bin)
+  cifar-100        ->  DIR/cifar-100-binary/        (data.path cifar-100-binary)
+DIR defaults to train's default data.root: $%s, else %s if it
+exists, else the user cache directory (~/.cache/batchsampler/data on Linux).
+Here that is %s (%s).
+A failed download leaves nothing behind; a dataset already there is replaced
+once the new copy is verified.
+
+Datasets:
+`, data.RootEnv, data.SharedRoot, root, source)
+	listDatasets(w)
+	fmt.Fprintf(w, `
+The TU sha256 values were computed on copies of the TU zips kept in a public
+repository, not on the TU server's files: if the server serves a re-packed zip
+the check fails, the error shows the checksum received, and -sha256 HEX pins
+it (-sha256 any skips the check).
+
+Flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// datasetList is listDatasets as a string without the final newline.
+func datasetList() string {
+	var b strings.Builder
+	listDatasets(&b)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// listDatasets writes what download can fetch, with addresses and checksums.
+func listDatasets(w io.Writer) {
+	row := func(name, url, sum string) { fmt.Fprintf(w, "  %-12s %s\n  %-12s %s\n", name, url, "", sum) }
+	names := make([]string, 0, len(data.KnownTUChecksums))
+	for n := range data.KnownTUChecksums {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		row(n, data.TUDatasetURL(n), "sha256 "+data.KnownTUChecksums[n])
+	}
+	row("other TU", data.TUDatasetURL("NAME"), "no built-in checksum: pin one with -sha256 HEX, or -sha256 any")
+	fmt.Fprintf(w, "  %-12s (NAME: PROTEINS, DD, NCI109, PTC_MR, COLLAB, REDDIT-BINARY, ...;\n  %-12s  every name is listed at %s)\n", "", "", tuListURL)
+	for _, n := range data.CIFARNames {
+		u, md5, _ := data.CIFARURL(n)
+		row(n, u, "md5 "+md5)
+	}
+}
+
+// fetchTU downloads, verifies and extracts the zip of TU dataset name to
+// root/tu/NAME.
+func fetchTU(ctx context.Context, name, root string, defaultRoot bool, rawURL, sum string, keep bool, stdout io.Writer) error {
+	u := rawURL
 	if u == "" {
-		u = data.TUDatasetURL(*name)
+		u = tuDatasetURL(name)
 	}
-	want, source := *sum, "-sha256"
+	want, source := sum, "-sha256"
 	switch {
-	case *sum == "any":
+	case sum == "any":
 		want, source = "", ""
-	case *sum == "" && *rawURL == "":
-		want, source = data.KnownTUChecksums[*name], "the built-in checksum"
+	case sum == "" && rawURL == "":
+		want, source = data.KnownTUChecksums[name], "the built-in checksum"
 	}
+	target := filepath.Join(root, filepath.FromSlash(data.TUPath(name)))
+	st, err := data.NewStaging(target)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 
 	fmt.Fprintf(stdout, "downloading %s\n", u)
-	zipPath, err := data.Download(ctx, u, *dir, want)
+	zipPath, err := data.Download(ctx, u, st.Dir(), want)
 	if err != nil {
-		if want != "" && source != "-sha256" {
-			return fmt.Errorf("%w\n(%s was computed on a copy of the TU zip; if the server now serves a different zip, check the checksum above and pin it with -sha256 HEX, or skip the check with -sha256 any)", err, source)
+		var ce *data.ChecksumError
+		switch {
+		case errors.As(err, &ce) && source != "-sha256":
+			return fmt.Errorf("%w\n(%s was computed on a copy of the TU zip; if the server now serves a different zip, compare the checksum received, then pin it with -sha256 %s or skip the check with -sha256 any)", err, source, ce.Received)
+		case strings.Contains(err.Error(), "404") && rawURL == "":
+			return fmt.Errorf("%w\n(is %q a TU dataset? download fetches\n%s)", err, name, datasetList())
 		}
 		return err
 	}
@@ -100,36 +248,47 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sha256 %s  %s\n", got, zipPath)
+	fmt.Fprintf(stdout, "sha256 %s  %s\n", got, u)
 	if want != "" {
 		fmt.Fprintf(stdout, "checksum verified against %s\n", source)
 	} else {
 		fmt.Fprintf(stdout, "checksum not verified; pin it with -sha256 %s\n", got)
 	}
-	if err := data.ExtractZip(zipPath, *dir); err != nil {
-		return err
+	extracted := filepath.Join(st.Dir(), "extracted")
+	if err := data.ExtractZip(zipPath, extracted); err != nil {
+		return fmt.Errorf("%s (sha256 %s) is not a usable zip: %w", u, got, err)
 	}
-	if !*keep {
-		if err := os.Remove(zipPath); err != nil {
-			return err
+	// TU zips hold a NAME/ folder; accept the files at the top level too.
+	dsDir := filepath.Join(extracted, name)
+	if !exists(filepath.Join(dsDir, name+"_A.txt")) {
+		if !exists(filepath.Join(extracted, name+"_A.txt")) {
+			return fmt.Errorf("%s holds no %s/%s_A.txt (a TU zip holds a NAME/ folder with NAME_A.txt, NAME_graph_indicator.txt, ...): is it the zip of %s?", u, name, name, name)
 		}
+		dsDir = extracted
 	}
-	tuDir := filepath.Join(*dir, *name)
-	if _, err := os.Stat(filepath.Join(tuDir, *name+"_A.txt")); err != nil {
-		return fmt.Errorf("after extraction: %w (expected the zip to hold %s/%s_A.txt, as TU zips do)", err, *name, *name)
-	}
-	s, err := data.ReadTU(tuDir, *name)
+	s, err := data.ReadTU(dsDir, name)
 	if err != nil {
+		return fmt.Errorf("%s: %w", u, err)
+	}
+	if err := st.Commit(dsDir); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: %d graphs, %d nodes, %d undirected edges, %d classes %v, %d node labels, %d edge labels, attribute dimension %d\n",
-		tuDir, len(s.Graphs), s.TotalNodes(), s.TotalEdges(), s.NumClasses, s.ClassValues, s.NumNodeLabels, s.NumEdgeLabels, s.AttrDim)
+		target, len(s.Graphs), s.TotalNodes(), s.TotalEdges(), s.NumClasses, s.ClassValues, s.NumNodeLabels, s.NumEdgeLabels, s.AttrDim)
+	if keep {
+		kept := target + ".zip"
+		if err := os.Rename(zipPath, kept); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "kept the zip as %s\n", kept)
+	}
+	fmt.Fprintf(stdout, "%s is in %s; train with: %s\n", name, target, trainCommand(name, root, defaultRoot))
 	return nil
 }
 
-// fetchCIFAR downloads, verifies and extracts a CIFAR binary archive, then
-// reads it back as a check.
-func fetchCIFAR(ctx context.Context, name, dir, rawURL, sum string, stdout io.Writer) error {
+// fetchCIFAR downloads, verifies and extracts a CIFAR binary archive to its
+// conventional folder under root, reading it back as a check.
+func fetchCIFAR(ctx context.Context, name, root string, defaultRoot bool, rawURL, sum string, stdout io.Writer) error {
 	u, want, err := data.CIFARURL(name)
 	if err != nil {
 		return err
@@ -142,20 +301,111 @@ func fetchCIFAR(ctx context.Context, name, dir, rawURL, sum string, stdout io.Wr
 	if want == "any" {
 		want = ""
 	}
-	fmt.Fprintf(stdout, "downloading %s\n", u)
-	out, err := data.FetchCIFAR(ctx, u, want, dir)
+	rel, err := data.CIFARPath(name)
 	if err != nil {
 		return err
 	}
+	target := filepath.Join(root, rel)
+	st, err := data.NewStaging(target)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	fmt.Fprintf(stdout, "downloading %s\n", u)
+	archive, err := data.DownloadMD5(ctx, u, st.Dir(), want)
+	if err != nil {
+		return err
+	}
+	got, err := data.FileMD5(archive)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "md5 %s  %s\n", got, u)
+	if want != "" {
+		fmt.Fprintln(stdout, "checksum verified")
+	} else {
+		fmt.Fprintf(stdout, "checksum not verified; pin it with -md5 %s\n", got)
+	}
+	extracted := filepath.Join(st.Dir(), "extracted")
+	if err := data.ExtractTarGz(archive, extracted); err != nil {
+		return fmt.Errorf("%s (md5 %s) is not a usable archive: %w", u, got, err)
+	}
+	// The official archives hold one folder (cifar-10-batches-bin/,
+	// cifar-100-binary/); whatever it is called, it becomes target.
+	dsDir := extracted
+	if ents, err := os.ReadDir(extracted); err == nil && len(ents) == 1 && ents[0].IsDir() {
+		dsDir = filepath.Join(extracted, ents[0].Name())
+	}
 	var set *data.ImageSet
 	if name == "cifar-10" {
-		set, err = data.ReadCIFAR10Dir(dir, true)
+		set, err = data.ReadCIFAR10Dir(dsDir, true)
 	} else {
-		set, err = data.ReadCIFAR100Dir(dir, true, true)
+		set, err = data.ReadCIFAR100Dir(dsDir, true, true)
 	}
 	if err != nil {
-		return fmt.Errorf("after extraction to %s: %w", out, err)
+		return fmt.Errorf("%s: %w", u, err)
 	}
-	fmt.Fprintf(stdout, "%s: %d training images %dx%dx%d, %d classes (md5 verified: %v)\n", out, set.N, set.C, set.H, set.W, set.NumClasses, want != "")
+	if err := st.Commit(dsDir); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d training images %dx%dx%d, %d classes (md5 verified: %v)\n", target, set.N, set.C, set.H, set.W, set.NumClasses, want != "")
+	fmt.Fprintf(stdout, "%s is in %s; train with: %s\n", name, target, trainCommand(name, root, defaultRoot))
 	return nil
+}
+
+// trainArgs returns the config and the -set overrides that train dataset
+// name; data.root is left to the caller.
+func trainArgs(name string) (config string, sets []string) {
+	if c, ok := trainConfigs[name]; ok {
+		return c, nil
+	}
+	switch name {
+	case "cifar-100":
+		rel, _ := data.CIFARPath(name)
+		return trainConfigs["cifar-10"], []string{"data.source=cifar100", "data.path=" + rel}
+	}
+	return trainConfigs["MUTAG"], []string{"name=graphcl-" + strings.ToLower(name), "data.name=" + name, "data.path=" + data.TUPath(name)}
+}
+
+// trainCommand is the command line that trains on dataset name in root;
+// it sets data.root unless root is train's default.
+func trainCommand(name, root string, defaultRoot bool) string {
+	config, sets := trainArgs(name)
+	if !defaultRoot && !sameDir(root, data.DefaultRoot()) {
+		if abs, err := filepath.Abs(root); err == nil {
+			root = abs
+		}
+		sets = append(sets, "data.root="+root)
+	}
+	cmd := "go run ./cmd/train -config " + config
+	for _, s := range sets {
+		cmd += " -set " + shellQuote(s)
+	}
+	return cmd
+}
+
+func sameDir(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	aa, errA := filepath.Abs(a)
+	ab, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && aa == ab
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but the
+// characters of ordinary paths and assignments.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=+,:@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
