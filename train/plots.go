@@ -468,6 +468,10 @@ func seriesFigure(title, xlabel, ylabel string, d *plotData, runs map[string]ser
 // as a thick line and each seed as a thin one; legends sit to the right of
 // the axes. With fewer than three epochs, loss and false-negative ratio are
 // drawn per logged step instead.
+// WritePlots draws DIR/plots/*.png from DIR/metrics.jsonl (Run does it at
+// the end of every experiment; cmd/train -plots DIR redraws a finished one).
+func WritePlots(dir string) error { return writePlots(dir) }
+
 func writePlots(dir string) error {
 	d, err := readPlotData(filepath.Join(dir, "metrics.jsonl"))
 	if err != nil {

@@ -49,10 +49,21 @@ func run(args []string) error {
 	out := fs.String("out", "", "run directory (default runs/<name>-<time>)")
 	resume := fs.String("resume", "", "continue the run in this directory")
 	printCfg := fs.Bool("print-config", false, "print the resolved config and exit")
+	plots := fs.String("plots", "", "redraw DIR/plots/*.png from DIR/metrics.jsonl of a finished run directory and exit")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable; value in YAML syntax)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // -h: the usage was printed; not an error
+		}
 		return err
+	}
+	if *plots != "" {
+		if err := train.WritePlots(*plots); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "plots: %s\n", filepath.Join(*plots, "plots"))
+		return nil
 	}
 	var (
 		cfg train.Config

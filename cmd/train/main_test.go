@@ -106,3 +106,26 @@ func TestEmbeddedDefaultConfigParses(t *testing.T) {
 		t.Errorf("printed config:\n%s", b)
 	}
 }
+
+// TestHelpAndPlots: -h is not an error, and -plots redraws the plots of a
+// run directory from its metrics (and names the directory when it has none).
+func TestHelpAndPlots(t *testing.T) {
+	if err := run([]string{"-h"}); err != nil {
+		t.Errorf("-h: %v", err)
+	}
+	dir := t.TempDir()
+	if err := run([]string{"-plots", dir}); err == nil || !strings.Contains(err.Error(), "metrics.jsonl") {
+		t.Errorf("-plots on a directory without metrics: %v", err)
+	}
+	writeFile(t, filepath.Join(dir, "metrics.jsonl"), `{"run":"uniform-seed0","sampler":"uniform","step":1,"epoch":1,"loss":2.5,"fn_ratio":0.5}
+{"event":"epoch_end","run":"uniform-seed0","step":1,"epoch":1,"fn_ratio_mean":0.5}
+`)
+	if err := run([]string{"-plots", dir}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"loss.png", "fn_ratio.png", "similarity_hist.png"} {
+		if st, err := os.Stat(filepath.Join(dir, "plots", f)); err != nil || st.Size() == 0 {
+			t.Errorf("plots/%s: %v", f, err)
+		}
+	}
+}
