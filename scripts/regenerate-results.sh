@@ -19,6 +19,7 @@ run() { # NAME CONFIG [-set ...]
   fi
   echo "$(date +%T) $name"
   if [ -d "$WORK/$name" ]; then "$bin" -resume "$WORK/$name" >/dev/null; else "$bin" -config "$cfg" "$@" -out "$WORK/$name" >/dev/null; fi
+  "$bin" -plots "$WORK/$name" 2>/dev/null
   rm -rf "results/$name"; mkdir -p "results/$name"
   cp -r "$WORK/$name"/{config.yaml,provenance.json,results.json,results.md,plots} "results/$name/"
   if grep -q '"dev_eval"' "$WORK/$name/metrics.jsonl"; then grep '"dev_eval"' "$WORK/$name/metrics.jsonl" > "results/$name/dev_curve.jsonl"; fi
