@@ -2,6 +2,7 @@ package train
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -256,4 +257,37 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		}
 		sameLosses(t, wantLoss, readLosses(t, dir))
 	})
+}
+
+// TestDamagedCheckpointIsRefused overwrites eight bytes in the middle of a
+// checkpoint: -resume must refuse it with a message that says what to do,
+// instead of continuing from corrupted parameters, and leave it in place.
+func TestDamagedCheckpointIsRefused(t *testing.T) {
+	cfg := mustParse(t, tinySynthetic, "seeds=[0]")
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	obs := Observer{Step: func(s StepInfo) {
+		if s.Step == 4 {
+			cancel()
+		}
+	}}
+	if _, err := Run(ctx, cfg, Options{OutDir: dir, Observer: obs}); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("want ErrInterrupted, got %v", err)
+	}
+	ck := filepath.Join(dir, "runs", "uniform-seed0", "checkpoint.gob")
+	b, err := os.ReadFile(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(b[len(b)/2:], "DAMAGED!")
+	if err := os.WriteFile(ck, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), cfg, Options{OutDir: dir, Resume: true})
+	if err == nil || !strings.Contains(err.Error(), "checkpoint.gob is damaged (checksum mismatch)") || !strings.Contains(err.Error(), "delete it") {
+		t.Fatalf("resuming from a damaged checkpoint: %v", err)
+	}
+	if after, _ := os.ReadFile(ck); !bytes.Equal(after, b) {
+		t.Error("the damaged checkpoint was changed")
+	}
 }
