@@ -232,9 +232,25 @@ func parseConfig(src []byte, name string, sets []string) (Config, error) {
 		return Config{}, err
 	}
 	if err := c.Validate(); err != nil {
-		return Config{}, fmt.Errorf("%s: %w", name, err)
+		return Config{}, fmt.Errorf("%s: %s", name, locateKeys(err.Error(), doc))
 	}
 	return c, nil
+}
+
+// locateKeys adds to every "key: message" line of a validation error where
+// the key's value came from: "train.batch_size (line 5): must be a positive
+// integer, got -5", or "(-set train.batch_size=-5)".
+func locateKeys(msg string, doc *yamlcfg.Doc) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		key, rest, ok := strings.Cut(strings.TrimLeft(l, " "), ": ")
+		if !ok || strings.ContainsAny(key, " ,") {
+			continue
+		}
+		lines[i] = indent + doc.Locate(key) + ": " + rest
+	}
+	return strings.Join(lines, "\n")
 }
 
 // SamplerList returns the samplers of the experiment (Uniform when none is given).

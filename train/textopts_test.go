@@ -32,7 +32,7 @@ func TestTextOptionsErrorsNameTheKey(t *testing.T) {
 		{"modality: text\neval: {select_every: -1}\n", "eval.select_every"},
 		{"modality: text\ntext: {residual: true}\n", "text.residual"}, // hidden 512 ≠ dim 300
 		{"modality: text\ntext: {word_dropuot: 0.1}\n", "text.word_dropuot"},
-		{tinySynthetic + "text: {word_dropout: 0.1}\n", "text: only for modality text"},
+		{tinySynthetic + "text: {word_dropout: 0.1}\n", "text (line 12): only for modality text"},
 	} {
 		_, err := ParseConfig([]byte(tc.yaml), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.key) {
