@@ -16,7 +16,8 @@ const (
 
 // Config configures a BatchSampler. Zero fields take the documented defaults.
 type Config struct {
-	// BatchSize is B, the number of distinct instances per batch (required).
+	// BatchSize is B, the number of distinct instances per batch (required,
+	// 2 ≤ B ≤ N; the last batch of an epoch has B+1 when N mod B = 1).
 	BatchSize int
 	// M is the number of candidates per node and K the number of neighbours
 	// kept (M ≥ K; M ≥ N−1 means all other nodes). Defaults: K = 100 (or
@@ -48,13 +49,9 @@ type Config struct {
 
 // resolve fills defaults and checks c for a dataset of n instances.
 func (c Config) resolve(n int) (Config, error) {
-	if n <= 0 {
-		return c, fmt.Errorf("need at least one instance, got n=%d", n)
+	if err := checkSizes(n, c.BatchSize); err != nil {
+		return c, fmt.Errorf("Config.BatchSize: %w", err)
 	}
-	if c.BatchSize <= 0 {
-		return c, fmt.Errorf("Config.BatchSize must be positive, got %d", c.BatchSize)
-	}
-	c.BatchSize = min(c.BatchSize, n)
 	if c.K == 0 {
 		c.K = DefaultK
 		if c.M > 0 {
@@ -134,12 +131,16 @@ var (
 // cap, no new node for a while, or a small component) continues from the
 // next node not yet covered; see Walk.
 //
-// Epochs have ceil(N/B) batches, the same number of iterations as Uniform.
-// Because walks overlap, an epoch covers only part of the dataset; Coverage
-// and CoverageHistory report the share. Before the first Refresh (or
-// SetGraph) it hands out Uniform batches (a random permutation cut into
-// consecutive batches). In graph mode every batch has exactly min(B, N)
-// distinct indices and its first index is the walk's start node.
+// Epochs have as many batches as Uniform's, ⌈N/B⌉, or ⌊N/B⌋ when
+// N mod B = 1. Because walks overlap, an epoch covers only part of the
+// dataset; Coverage and CoverageHistory report the share. Before the first
+// Refresh (or SetGraph) it hands out Uniform batches (a random permutation
+// cut into consecutive batches). In graph mode every batch has exactly B
+// distinct indices, except that when N mod B = 1 the last batch of an epoch
+// is a walk of B+1 (the rule of Sampler: the instance that would have made
+// a batch of one is merged into the last batch, so every epoch's batches
+// hold N instances in all, as Uniform's do); its first index is the walk's
+// start node.
 type BatchSampler struct {
 	cfg      Config
 	n        int
@@ -178,7 +179,8 @@ func (s *BatchSampler) N() int { return s.n }
 // BatchSize returns B.
 func (s *BatchSampler) BatchSize() int { return s.cfg.BatchSize }
 
-// BatchesPerEpoch returns ceil(N/B).
+// BatchesPerEpoch returns ⌈N/B⌉, or ⌊N/B⌋ when N mod B = 1 (the last batch
+// then has B+1 instances).
 func (s *BatchSampler) BatchesPerEpoch() int { return s.ep.batchesPerEpoch() }
 
 // RefreshEvery returns t.
@@ -244,14 +246,15 @@ func (s *BatchSampler) SetGraph(g *Graph) error {
 // Refresh). The slice is owned by the caller.
 func (s *BatchSampler) Next() []int {
 	s.ep.begin(s.rng)
+	size := s.ep.size()
 	var batch []int
 	if s.g == nil {
-		batch = s.ep.uniformBatch(make([]int, 0, s.cfg.BatchSize))
+		batch = s.ep.uniformBatch(make([]int, 0, size))
 	} else {
 		s.w.begin(s.g)
 		start := s.nextNode()
-		batch = s.w.walk(start, walkParams{kind: s.cfg.Walk, b: s.cfg.BatchSize, alpha: s.Alpha(), maxSteps: s.cfg.MaxWalkSteps},
-			s.src, s.nextNode, make([]int, 0, s.cfg.BatchSize))
+		batch = s.w.walk(start, walkParams{kind: s.cfg.Walk, b: size, alpha: s.Alpha(), maxSteps: s.cfg.MaxWalkSteps},
+			s.src, s.nextNode, make([]int, 0, size))
 	}
 	s.ep.finish(batch)
 	return batch

@@ -240,6 +240,9 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"no batch size", Config{}, 10},
 		{"no instances", Config{BatchSize: 4}, 0},
+		{"one instance", Config{BatchSize: 1}, 1},
+		{"batch size 1", Config{BatchSize: 1}, 100},
+		{"batch size > N", Config{BatchSize: 500}, 100},
 		{"M < K", Config{BatchSize: 4, M: 3, K: 5}, 100},
 		{"negative K", Config{BatchSize: 4, M: 3, K: -1}, 100},
 		{"walk", Config{BatchSize: 4, Walk: "jump"}, 100},
@@ -256,7 +259,7 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%s: accepted", tc.name)
 		}
 	}
-	s, err := NewBatchSampler(Config{BatchSize: 500}, 100, 1)
+	s, err := NewBatchSampler(Config{BatchSize: 100}, 100, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,19 +273,19 @@ func TestConfigErrors(t *testing.T) {
 	if s, err := NewBatchSampler(Config{BatchSize: 4, M: 30}, 100, 1); err != nil || s.Config().K != 30 {
 		t.Errorf("K should default to M when M < 100: %v", err)
 	}
-	// a single instance works in both modes
-	one, err := NewBatchSampler(Config{BatchSize: 4}, 1, 1)
+	// the smallest dataset, N = B = 2, works in both modes
+	two, err := NewBatchSampler(Config{BatchSize: 2}, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
 		if i == 1 {
-			if err := one.Refresh(randomEmbeddings(1, 3, 1)); err != nil {
+			if err := two.Refresh(randomEmbeddings(2, 3, 1)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if b := one.Next(); len(b) != 1 || b[0] != 0 {
-			t.Fatalf("N=1: batch %v", b)
+		if b := two.Next(); len(b) != 2 || b[0]+b[1] != 1 {
+			t.Fatalf("N=2: batch %v", b)
 		}
 	}
 }

@@ -6,10 +6,12 @@ import (
 )
 
 // epoch is the epoch bookkeeping shared by KNN and BatchSampler: an epoch is
-// ceil(N/B) batches (as for Uniform); a node is covered once it appeared in a
-// batch of the current epoch; start nodes are taken in the order of a fresh
-// random permutation, skipping covered nodes, so each is a uniformly random
-// node not yet covered.
+// batchesPerEpoch(N, B) batches (as for Uniform: ⌈N/B⌉, or ⌊N/B⌋ when
+// N mod B = 1) and size says how many instances the batch being built asks
+// for (B, or B+1 for the last batch of the epoch when N mod B = 1); a node
+// is covered once it appeared in a batch of the current epoch; start nodes
+// are taken in the order of a fresh random permutation, skipping covered
+// nodes, so each is a uniformly random node not yet covered.
 type epoch struct {
 	n, b    int
 	order   []int32  // this epoch's permutation
@@ -23,10 +25,15 @@ type epoch struct {
 }
 
 func newEpoch(n, b int) epoch {
-	return epoch{n: n, b: min(b, n), cov: make([]uint32, n), stamp: 1}
+	return epoch{n: n, b: b, cov: make([]uint32, n), stamp: 1}
 }
 
-func (e *epoch) batchesPerEpoch() int { return (e.n + e.b - 1) / e.b }
+func (e *epoch) batchesPerEpoch() int { return batchesPerEpoch(e.n, e.b) }
+
+// size is the number of distinct instances the batch being built (the
+// e.pos-th of the epoch, after begin) asks for: B, or B+1 for the epoch's
+// last batch when N mod B = 1.
+func (e *epoch) size() int { return batchLen(e.n, e.b, e.pos) }
 
 // begin starts a new epoch if the current one is complete (or none began).
 func (e *epoch) begin(rng *rand.Rand) {
@@ -77,11 +84,13 @@ func (e *epoch) nextStart(rng *rand.Rand, inBatch func(int32) bool) int32 {
 	return v
 }
 
-// uniformBatch is the batch of a data-independent sampler: the next B nodes
-// of the epoch's order that are not covered (the same batches as Uniform).
+// uniformBatch is the batch of a data-independent sampler: the next size()
+// nodes of the epoch's order that are not covered (the same batches as
+// Uniform).
 func (e *epoch) uniformBatch(out []int) []int {
 	out = out[:0]
-	for len(out) < e.b && e.scan < e.n {
+	want := e.size()
+	for len(out) < want && e.scan < e.n {
 		v := e.order[e.scan]
 		e.scan++
 		if !e.isCovered(v) {

@@ -13,11 +13,13 @@ import (
 // KNN is the kNN Sampler of the paper's baselines: every batch is a random
 // anchor not yet covered in the epoch plus its B−1 nearest neighbours
 // (exact: cosine similarity, the inner product of L2-normalised rows, to all
-// N instances) in the embeddings of the last Refresh. Epochs have ceil(N/B)
-// batches and, because batches overlap, cover only part of the dataset
-// (Coverage). Before the first Refresh it hands out Uniform batches. The
-// first index of a batch is its anchor; the others follow in decreasing
-// similarity.
+// N instances) in the embeddings of the last Refresh. Epochs have as many
+// batches as Uniform's (⌈N/B⌉, or ⌊N/B⌋ when N mod B = 1) and, because
+// batches overlap, cover only part of the dataset (Coverage). When
+// N mod B = 1 the last batch of an epoch is the anchor and its B nearest
+// neighbours (B+1 instances, see Sampler). Before the first Refresh it hands
+// out Uniform batches. The first index of a batch is its anchor; the others
+// follow in decreasing similarity.
 type KNN struct {
 	n, b   int
 	t      int
@@ -30,19 +32,15 @@ type KNN struct {
 	scores []float32
 }
 
-// NewKNN returns a kNN Sampler over n instances with batch size b that asks
-// for a Refresh every refreshEvery steps.
+// NewKNN returns a kNN Sampler over n instances with batch size b
+// (2 ≤ b ≤ n) that asks for a Refresh every refreshEvery steps.
 func NewKNN(n, b int, refreshEvery int, seed uint64) (*KNN, error) {
-	if n <= 0 {
-		return nil, fmt.Errorf("sampler: knn: need at least one instance, got n=%d", n)
-	}
-	if b <= 0 {
-		return nil, fmt.Errorf("sampler: knn: batch size must be positive, got %d", b)
+	if err := checkSizes(n, b); err != nil {
+		return nil, fmt.Errorf("sampler: knn: %w", err)
 	}
 	if refreshEvery < 0 {
 		return nil, fmt.Errorf("sampler: knn: refreshEvery must be ≥ 0, got %d", refreshEvery)
 	}
-	b = min(b, n)
 	src := rand.NewPCG(seed, 0x5eed0003)
 	return &KNN{n: n, b: b, t: refreshEvery, src: src, rng: rand.New(src), ep: newEpoch(n, b)}, nil
 }
@@ -53,7 +51,8 @@ func (s *KNN) N() int { return s.n }
 // BatchSize returns B.
 func (s *KNN) BatchSize() int { return s.b }
 
-// BatchesPerEpoch returns ceil(N/B).
+// BatchesPerEpoch returns ⌈N/B⌉, or ⌊N/B⌋ when N mod B = 1 (the last batch
+// then has B+1 instances).
 func (s *KNN) BatchesPerEpoch() int { return s.ep.batchesPerEpoch() }
 
 // RefreshEvery returns t.
@@ -81,7 +80,8 @@ func (s *KNN) Refresh(e Embeddings) error {
 // Next returns the next batch. The slice is owned by the caller.
 func (s *KNN) Next() []int {
 	s.ep.begin(s.rng)
-	batch := make([]int, 0, s.b)
+	size := s.ep.size()
+	batch := make([]int, 0, size)
 	if s.u == nil {
 		batch = s.ep.uniformBatch(batch)
 		s.ep.finish(batch)
@@ -89,7 +89,7 @@ func (s *KNN) Next() []int {
 	}
 	anchor := s.ep.nextStart(s.rng, func(int32) bool { return false })
 	batch = append(batch, int(anchor))
-	if s.b > 1 {
+	if size > 1 {
 		if len(s.scores) != s.n {
 			s.scores = make([]float32, s.n)
 		}
@@ -98,7 +98,7 @@ func (s *KNN) Next() []int {
 		// scores = U·a (gonum's BLAS, or the implementation set with blas32.Use)
 		blas32.Implementation().Sgemv(blas.NoTrans, s.n, d, 1, s.u, d, a, 1, 0, s.scores, 1)
 		s.scores[anchor] = negInf32
-		s.sel.reset(s.b - 1)
+		s.sel.reset(size - 1)
 		s.sel.push(s.scores, 0)
 		ids := s.sel.result()
 		sortByKey(s.sel.keys[:len(ids)], ids)

@@ -26,19 +26,35 @@
 //     cmd/samplerstats.
 package sampler
 
-import "encoding"
+import (
+	"encoding"
+	"fmt"
+)
 
 // Sampler yields mini-batches of distinct instance indices in [0, N).
 //
 // An epoch is BatchesPerEpoch consecutive calls of Next; the call after the
 // last batch of an epoch starts the next epoch. Samplers are deterministic
 // functions of their seed and of what they are given.
+//
+// The short last batch: no batch has fewer than 2 instances (a contrastive
+// loss needs a negative for every anchor). An epoch has ⌈N/B⌉ batches,
+// except when N mod B = 1: the single instance left over would be a batch of
+// its own, so it is merged into the epoch's last full batch, which then has
+// B+1 instances, and the epoch has ⌊N/B⌋ batches. Nothing changes for any
+// other N: Uniform's last batch holds the N mod B ≥ 2 instances left (or B).
+// The samplers that build batches from the data (KNN, BatchSampler) follow
+// the same rule: an epoch has the same number of batches as Uniform's, each
+// batch has B instances, and when N mod B = 1 the epoch's last batch (the
+// ⌊N/B⌋-th) has B+1. The constructors require 2 ≤ B ≤ N.
 type Sampler interface {
 	// N is the number of instances.
 	N() int
 	// BatchSize is B, the number of indices in a full batch.
 	BatchSize() int
-	// BatchesPerEpoch is the number of batches in one epoch.
+	// BatchesPerEpoch is the number of batches in one epoch: ⌈N/B⌉, or
+	// ⌊N/B⌋ when N mod B = 1 (the leftover instance joins the last batch,
+	// which then has B+1 instances; see Sampler).
 	BatchesPerEpoch() int
 	// Next returns the next batch. The slice is owned by the caller.
 	Next() []int
@@ -72,4 +88,39 @@ type Refresher interface {
 // before every step with the 0-based step and the total number of steps.
 type Scheduled interface {
 	SetProgress(step, total int)
+}
+
+// checkSizes checks the dataset size n and the batch size b of a sampler:
+// 2 ≤ b ≤ n.
+func checkSizes(n, b int) error {
+	if n < 2 {
+		return fmt.Errorf("need at least 2 instances, got N=%d", n)
+	}
+	if b < 2 {
+		return fmt.Errorf("batch size must be at least 2 (a contrastive loss needs a negative in every batch), got %d", b)
+	}
+	if b > n {
+		return fmt.Errorf("batch size %d is larger than the dataset (%d instances)", b, n)
+	}
+	return nil
+}
+
+// batchesPerEpoch is the number of batches of an epoch over n instances with
+// batch size b (2 ≤ b ≤ n): ⌈n/b⌉, or ⌊n/b⌋ when n mod b = 1, the leftover
+// instance then being merged into the last batch (see Sampler).
+func batchesPerEpoch(n, b int) int {
+	if n%b == 1 {
+		return n / b
+	}
+	return (n + b - 1) / b
+}
+
+// batchLen is the number of instances batch i (0-based) of an epoch asks
+// for: b, or b+1 for the last batch when n mod b = 1. (Uniform's last batch
+// holds fewer, the n mod b instances left, when n mod b ≥ 2.)
+func batchLen(n, b, i int) int {
+	if n%b == 1 && i == n/b-1 {
+		return b + 1
+	}
+	return b
 }

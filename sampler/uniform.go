@@ -9,8 +9,11 @@ import (
 
 // Uniform is the standard sampler of contrastive learning: every epoch it
 // draws a fresh random permutation of [0, N) and cuts it into consecutive
-// batches of B. The last batch of an epoch is smaller when B does not divide
-// N (as PyTorch's DataLoader with drop_last=false).
+// batches of B. When B does not divide N the last batch of an epoch holds the
+// N mod B instances left (as PyTorch's DataLoader with drop_last=false),
+// except when N mod B = 1: that one instance is merged into the last full
+// batch, which then has B+1 (see Sampler). Every instance is in exactly one
+// batch of every epoch.
 type Uniform struct {
 	n, b int
 	src  *rand.PCG
@@ -19,16 +22,11 @@ type Uniform struct {
 	pos  int // batches handed out in the current epoch
 }
 
-// NewUniform returns a Uniform sampler over n instances with batch size b.
+// NewUniform returns a Uniform sampler over n instances with batch size b
+// (2 ≤ b ≤ n).
 func NewUniform(n, b int, seed uint64) (*Uniform, error) {
-	if n <= 0 {
-		return nil, fmt.Errorf("sampler: uniform: need at least one instance, got n=%d", n)
-	}
-	if b <= 0 {
-		return nil, fmt.Errorf("sampler: uniform: batch size must be positive, got %d", b)
-	}
-	if b > n {
-		b = n
+	if err := checkSizes(n, b); err != nil {
+		return nil, fmt.Errorf("sampler: uniform: %w", err)
 	}
 	src := rand.NewPCG(seed, 0x5eed0001)
 	u := &Uniform{n: n, b: b, src: src, rng: rand.New(src)}
@@ -42,8 +40,9 @@ func (u *Uniform) N() int { return u.n }
 // BatchSize returns B.
 func (u *Uniform) BatchSize() int { return u.b }
 
-// BatchesPerEpoch returns ceil(N/B).
-func (u *Uniform) BatchesPerEpoch() int { return (u.n + u.b - 1) / u.b }
+// BatchesPerEpoch returns ⌈N/B⌉, or ⌊N/B⌋ when N mod B = 1 (the leftover
+// instance is merged into the last batch).
+func (u *Uniform) BatchesPerEpoch() int { return batchesPerEpoch(u.n, u.b) }
 
 // Next returns the next batch of the current permutation.
 func (u *Uniform) Next() []int {
@@ -52,7 +51,7 @@ func (u *Uniform) Next() []int {
 		u.pos = 0
 	}
 	lo := u.pos * u.b
-	hi := min(lo+u.b, u.n)
+	hi := min(lo+batchLen(u.n, u.b, u.pos), u.n)
 	u.pos++
 	return append([]int(nil), u.perm[lo:hi]...)
 }

@@ -6,7 +6,7 @@ import (
 )
 
 func TestUniformEpochIsPermutation(t *testing.T) {
-	for _, tc := range []struct{ n, b int }{{10, 3}, {12, 4}, {5, 8}, {1, 1}} {
+	for _, tc := range []struct{ n, b int }{{10, 3}, {12, 4}, {11, 4}, {5, 5}, {2, 2}} {
 		u, err := NewUniform(tc.n, tc.b, 7)
 		if err != nil {
 			t.Fatal(err)
@@ -16,7 +16,7 @@ func TestUniformEpochIsPermutation(t *testing.T) {
 			var all []int
 			for i := 0; i < u.BatchesPerEpoch(); i++ {
 				bt := u.Next()
-				if len(bt) == 0 || len(bt) > u.BatchSize() {
+				if len(bt) < 2 || len(bt) > batchLen(tc.n, tc.b, i) {
 					t.Fatalf("n=%d b=%d: batch of %d", tc.n, tc.b, len(bt))
 				}
 				all = append(all, bt...)
@@ -65,5 +65,11 @@ func TestUniformRejectsBadArgs(t *testing.T) {
 	}
 	if _, err := NewUniform(4, 0, 1); err == nil {
 		t.Error("b=0 accepted")
+	}
+	if _, err := NewUniform(4, 1, 1); err == nil {
+		t.Error("b=1 accepted")
+	}
+	if _, err := NewUniform(1, 1, 1); err == nil {
+		t.Error("n=1 accepted")
 	}
 }

@@ -106,6 +106,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkData(&cfg, ds); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
 		return nil, err
 	}
