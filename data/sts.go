@@ -55,6 +55,9 @@ func ReadSTSFrom(r io.Reader, file string) ([]STSPair, error) {
 			return nil, err
 		}
 		if !ok {
+			if len(out) == 0 {
+				return nil, fmt.Errorf("%s: no sentence pairs: expected tab-separated lines (genre, file, year, id, score, sentence1, sentence2)", file)
+			}
 			return out, nil
 		}
 		if tooLong {

@@ -187,3 +187,14 @@ func TestReadSICKErrors(t *testing.T) {
 func squash(s string) string {
 	return strings.ReplaceAll(strings.Join(Tokenize(s), ""), "'", "")
 }
+
+// TestReadSTSEmptyNamesTheFile: a file without pairs is an error naming the
+// file (it used to surface later as "Spearman: 0 values").
+func TestReadSTSEmptyNamesTheFile(t *testing.T) {
+	for _, in := range []string{"", "\n\n", "  \r\n"} {
+		_, err := ReadSTSFrom(strings.NewReader(in), "sts-test.csv")
+		if err == nil || !strings.Contains(err.Error(), "sts-test.csv: no sentence pairs") {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+}

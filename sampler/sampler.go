@@ -58,9 +58,10 @@ type Sampler interface {
 	BatchesPerEpoch() int
 	// Next returns the next batch. The slice is owned by the caller.
 	Next() []int
-	// State and SetState serialise everything that Next depends on (RNG
-	// state, position in the epoch, graphs), so a resumed run continues
-	// with exactly the batches an uninterrupted run would have drawn.
+	// MarshalBinary and UnmarshalBinary save and restore everything that
+	// Next depends on (RNG state, position in the epoch, graphs), so a
+	// resumed run continues with exactly the batches an uninterrupted run
+	// would have drawn.
 	encoding.BinaryMarshaler
 	encoding.BinaryUnmarshaler
 }

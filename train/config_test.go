@@ -45,6 +45,7 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 		{"unknown method", minimalTU + "method: byol\n", nil, []string{`method (line 4): "byol" is not allowed`, "graphcl"}},
 		{"protocol of another modality", minimalTU + "eval: {kind: sts}\n", nil, []string{`eval.kind (line 4): "sts" is not allowed for modality graph; allowed values: svm`}},
 		{"selection without a dev set", minimalTU + "eval: {select_every: 5}\n", nil, []string{"eval.select_every (line 4): eval.kind svm has no development set"}},
+		{"synthetic graphs", "data: {source: synthetic, synthetic: {graphs: 10, classes: 2, min_nodes: 0, max_nodes: 9}}\n", nil, []string{"data.synthetic.min_nodes (line 1): must be at least"}},
 		{"bad optimizer", minimalTU + "optim: {kind: adan}\n", nil, []string{`optim.kind (line 4): "adan" is not allowed`, "adam, adamw, sgd, lars"}},
 		{"bad schedule", minimalTU + "optim: {schedule: {kind: step}}\n", nil, []string{"optim.schedule.kind"}},
 	}

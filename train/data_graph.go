@@ -58,6 +58,26 @@ func validateGraphData(c *Config) []string {
 		errs = append(errs, "data.name: required for source tu (the NAME of NAME_A.txt)")
 	}
 	add(oneOf("data.features", c.Data.Features, "auto", "labels", "attributes", "labels+attributes", "constant", "degree"))
+	if s := c.Data.Synthetic; c.Data.Source == "synthetic" {
+		if s.Graphs < 1 {
+			errs = append(errs, fmt.Sprintf("data.synthetic.graphs: must be at least 1, got %d", s.Graphs))
+		}
+		if s.Classes < 1 || s.Classes > data.NumSynthFamilies {
+			errs = append(errs, fmt.Sprintf("data.synthetic.classes: must be in 1..%d (one graph family per class), got %d", data.NumSynthFamilies, s.Classes))
+		}
+		if s.MinNodes < data.MinSynthNodes {
+			errs = append(errs, fmt.Sprintf("data.synthetic.min_nodes: must be at least %d, got %d", data.MinSynthNodes, s.MinNodes))
+		}
+		if s.MaxNodes < s.MinNodes || s.MaxNodes > data.MaxSynthNodes {
+			errs = append(errs, fmt.Sprintf("data.synthetic.max_nodes: must be in min_nodes (%d)..%d, got %d", s.MinNodes, data.MaxSynthNodes, s.MaxNodes))
+		}
+		if s.NodeLabels < 0 {
+			errs = append(errs, fmt.Sprintf("data.synthetic.node_labels: must be >= 0 (0: no node labels), got %d", s.NodeLabels))
+		}
+		if !(s.Noise >= 0 && s.Noise <= 1) {
+			errs = append(errs, fmt.Sprintf("data.synthetic.noise: must be a fraction in [0, 1], got %v", s.Noise))
+		}
+	}
 	if c.Data.MaxDegree < 0 {
 		errs = append(errs, fmt.Sprintf("data.max_degree: must be >= 0, got %d", c.Data.MaxDegree))
 	}
