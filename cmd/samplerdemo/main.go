@@ -8,6 +8,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,6 +30,9 @@ func run(args []string, stdout io.Writer) error {
 	cfgPath := fs.String("config", "", "YAML configuration (empty: the built-in default, the same as configs/demo-sampler.yaml)")
 	out := fs.String("out", "", "output directory (default: the config's out, runs/demo-sampler)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // -h: the usage was printed; not an error
+		}
 		return err
 	}
 	if fs.NArg() > 0 {

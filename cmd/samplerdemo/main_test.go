@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,5 +47,12 @@ func TestRunErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run(%v) = %v, want an error mentioning %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestHelpIsNotAnError: -h prints the usage and succeeds.
+func TestHelpIsNotAnError(t *testing.T) {
+	if err := run([]string{"-h"}, io.Discard); err != nil {
+		t.Errorf("-h: %v", err)
 	}
 }

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -42,6 +43,9 @@ func run(args []string) error {
 	sharing := fs.String("sharing", "block", "candidate sharing: block or node")
 	seed := fs.Uint64("seed", 1, "seed")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // -h: the usage was printed; not an error
+		}
 		return err
 	}
 	cfg := sampler.CompareConfig{B: *b, K: *k, Batches: *batches, Seed: *seed,

@@ -12,3 +12,10 @@ func TestRun(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpIsNotAnError: -h prints the usage and succeeds.
+func TestHelpIsNotAnError(t *testing.T) {
+	if err := run([]string{"-h"}); err != nil {
+		t.Errorf("-h: %v", err)
+	}
+}
