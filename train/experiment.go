@@ -170,6 +170,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	if err := writeResults(dir, res); err != nil {
 		return nil, err
 	}
+	if err := writeMetricsCSV(dir); err != nil {
+		return nil, fmt.Errorf("metrics.csv: %w", err)
+	}
 	if err := writePlots(dir); err != nil {
 		opt.Observer.logf("plots: %v", err)
 	}

@@ -1,11 +1,16 @@
 package train
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"strconv"
 )
 
 // metricsWriter appends JSON lines to the run's own metrics file and to the
@@ -104,4 +109,72 @@ func concatFiles(dst string, srcs []string) error {
 		}
 	}
 	return out.Close()
+}
+
+// metricsCSVFirst are the leading columns of metrics.csv, in this order;
+// any other scalar of the step records follows in name order.
+var metricsCSVFirst = []string{"run", "sampler", "seed", "step", "epoch", "loss", "lr", "alpha", "fn_ratio", "batch_cos", "seconds"}
+
+// writeMetricsCSV writes DIR/metrics.csv from DIR/metrics.jsonl: one row per
+// logged step (the records without an "event"), one column per scalar; an
+// empty cell where a record lacks the value or it is null.
+func writeMetricsCSV(dir string) error {
+	in, err := os.Open(filepath.Join(dir, "metrics.jsonl"))
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	var rows []map[string]any
+	cols := map[string]bool{}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			return fmt.Errorf("metrics.jsonl: %w", err)
+		}
+		if m["event"] != nil {
+			continue
+		}
+		for k, v := range m {
+			switch v.(type) {
+			case map[string]any, []any:
+			default:
+				cols[k] = true
+			}
+		}
+		rows = append(rows, m)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("metrics.jsonl: %w", err)
+	}
+	var header []string
+	for _, c := range metricsCSVFirst {
+		if cols[c] {
+			header = append(header, c)
+			delete(cols, c)
+		}
+	}
+	header = append(header, keys(cols)...)
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(header)
+	for _, m := range rows {
+		rec := make([]string, len(header))
+		for i, c := range header {
+			switch v := m[c].(type) {
+			case nil:
+			case float64:
+				rec[i] = strconv.FormatFloat(v, 'g', -1, 64)
+			default:
+				rec[i] = fmt.Sprint(v)
+			}
+		}
+		w.Write(rec)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, "metrics.csv"), buf.Bytes())
 }

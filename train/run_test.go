@@ -135,6 +135,18 @@ func TestRunWritesTheRunContract(t *testing.T) {
 	if r, c := m.Dims(); r != 90 || c != 16 {
 		t.Errorf("embeddings shape %d×%d, want 90×16", r, c)
 	}
+	// metrics.csv: the step records, one column per scalar.
+	csvb, err := os.ReadFile(filepath.Join(dir, "metrics.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	csvLines := strings.Split(strings.TrimSpace(string(csvb)), "\n")
+	if !strings.HasPrefix(csvLines[0], "run,sampler,seed,step,epoch,loss,lr,alpha,fn_ratio,batch_cos,seconds") && !strings.HasPrefix(csvLines[0], "run,sampler,seed,step,epoch,loss,lr,fn_ratio,batch_cos,seconds") {
+		t.Errorf("metrics.csv header %q", csvLines[0])
+	}
+	if len(csvLines) != 1+2*9 || !strings.HasPrefix(csvLines[1], "uniform-seed0,uniform,0,1,1,") {
+		t.Errorf("metrics.csv: %d lines, first row %q; want a header and 18 step rows", len(csvLines), csvLines[1])
+	}
 	// The run directory records what produced it.
 	var prov []Provenance
 	if err := readJSON(filepath.Join(dir, "provenance.json"), &prov); err != nil {
