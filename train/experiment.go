@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/sbinet/npyio"
+	"codeberg.org/sbinet/npyio"
 	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/mat"
 

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbinet/npyio"
+	"codeberg.org/sbinet/npyio"
 	"gonum.org/v1/gonum/mat"
 )
 
