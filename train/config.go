@@ -285,10 +285,15 @@ func (c *Config) Validate() error {
 		if ds.Validate != nil {
 			errs = append(errs, ds.Validate(c)...)
 		}
+		errs = append(errs, foreignKeys("data", c.Data, c.Modality+" data", ds.Keys...)...)
 		if ms, err := methodFor(c); err != nil {
 			add(err)
-		} else if ms.Validate != nil {
-			errs = append(errs, ms.Validate(c)...)
+		} else {
+			if ms.Validate != nil {
+				errs = append(errs, ms.Validate(c)...)
+			}
+			errs = append(errs, foreignKeys("model", c.Model, "method "+c.Method, ms.ModelKeys...)...)
+			errs = append(errs, foreignKeys("augment", c.Augment, "method "+c.Method, ms.AugmentKeys...)...)
 		}
 		if ps, err := protocolFor(c); err != nil {
 			add(err)
@@ -296,6 +301,7 @@ func (c *Config) Validate() error {
 			if ps.Validate != nil {
 				errs = append(errs, ps.Validate(c)...)
 			}
+			errs = append(errs, foreignKeys("eval", c.Eval, "eval.kind "+c.Eval.Kind, ps.EvalKeys...)...)
 			if _, ok := ps.New(c).(DevScorer); c.Eval.SelectEvery > 0 && !ok {
 				errs = append(errs, fmt.Sprintf("eval.select_every: eval.kind %s has no development set to select on", c.Eval.Kind))
 			}
@@ -374,11 +380,42 @@ func (d DataConfig) ResolvedPath() string {
 	return filepath.Join(d.DataRoot(), d.Path)
 }
 
-// WriteConfig writes cfg as YAML.
+// WriteConfig writes cfg as YAML with only the keys that apply: the data,
+// model, augment and eval sections keep the keys their modality, method and
+// protocol read (DataSpec.Keys, MethodSpec.ModelKeys, AugmentKeys,
+// ProtocolSpec.EvalKeys). Reading it back gives the same config.
 func WriteConfig(w io.Writer, cfg *Config) error {
+	var doc yaml.Node
+	if err := doc.Encode(cfg); err != nil {
+		return err
+	}
+	used := map[string][]string{}
+	if ds, ok := dataSpecs[cfg.Modality]; ok {
+		used["data"] = ds.Keys
+	}
+	if ms, ok := methodSpecs[cfg.Method]; ok {
+		used["model"], used["augment"] = ms.ModelKeys, ms.AugmentKeys
+	}
+	if ps, ok := protocolSpecs[cfg.Eval.Kind]; ok {
+		used["eval"] = ps.EvalKeys
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		keep, ok := used[doc.Content[i].Value]
+		sec := doc.Content[i+1]
+		if !ok || keep == nil || sec.Kind != yaml.MappingNode {
+			continue
+		}
+		var kept []*yaml.Node
+		for j := 0; j+1 < len(sec.Content); j += 2 {
+			if slices.Contains(keep, sec.Content[j].Value) {
+				kept = append(kept, sec.Content[j], sec.Content[j+1])
+			}
+		}
+		sec.Content = kept
+	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
-	if err := enc.Encode(cfg); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return err
 	}
 	return enc.Close()
@@ -389,6 +426,9 @@ func WriteConfig(w io.Writer, cfg *Config) error {
 // not use them: e.g. `model.arch` with a GIN encoder. what names that part
 // ("the gin encoder"); used lists its keys.
 func foreignKeys(section string, v any, what string, used ...string) []string {
+	if used == nil {
+		return nil // the spec does not declare its keys
+	}
 	var errs []string
 	rv := reflect.ValueOf(v)
 	rt := rv.Type()

@@ -38,7 +38,7 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 		{"set wrong type", minimalTU, []string{"train.epochs=abc"}, []string{"train.epochs", "expected an integer"}},
 		{"not yaml", "data: [unclosed\n", nil, []string{"not valid YAML"}},
 		{"set list entry", minimalTU + "samplers: [{kind: uniform}]\n", []string{"samplers[3].m=5"}, []string{"samplers has 1 entry"}},
-		{"key of another encoder", minimalTU + "model: {kind: gin, arch: resnet8}\n", nil, []string{"model.arch (line 4): not used by the gin encoder", "kind, hidden, layers, proj_dim"}},
+		{"key of another encoder", minimalTU + "model: {kind: gin, arch: resnet8}\n", nil, []string{"model.arch (line 4): not used by method graphcl", "kind, hidden, layers, proj_dim"}},
 		{"key of another protocol", minimalTU + "eval: {knn_k: 5}\n", nil, []string{"eval.knn_k (line 4): not used by eval.kind svm"}},
 		{"key of another data kind", "data: {source: tu, name: MUTAG, path: tu/MUTAG, image: {max_train: 5}}\n", nil, []string{"data.image (line 1): not used by graph data"}},
 		{"method of another modality", minimalTU + "method: simclr\n", nil, []string{"method (line 4): simclr trains on image data, not on modality graph"}},

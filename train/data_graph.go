@@ -9,7 +9,8 @@ import (
 )
 
 func init() {
-	RegisterData("graph", DataSpec{Validate: validateGraphData, Load: loadGraphs, Defaults: DefaultConfig}, "graphcl")
+	RegisterData("graph", DataSpec{Validate: validateGraphData, Load: loadGraphs, Defaults: DefaultConfig,
+		Keys: []string{"source", "name", "root", "path", "features", "max_degree", "synthetic"}}, "graphcl")
 }
 
 // graphDataset is a set of labelled graphs; its one split, "train", is
@@ -50,7 +51,6 @@ func validateGraphData(c *Config) []string {
 		}
 	}
 	add(oneOf("data.source", c.Data.Source, "tu", "gin", "synthetic"))
-	errs = append(errs, foreignKeys("data", c.Data, "graph data", "source", "name", "root", "path", "features", "max_degree", "synthetic")...)
 	if c.Data.Source != "synthetic" && c.Data.Path == "" {
 		errs = append(errs, "data.path: required for source "+c.Data.Source+" (a directory for tu, a file for gin)")
 	}

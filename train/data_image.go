@@ -9,7 +9,8 @@ import (
 )
 
 func init() {
-	RegisterData("image", DataSpec{Validate: validateImageData, Load: loadImages, Defaults: defaultImageConfig}, "simclr")
+	RegisterData("image", DataSpec{Validate: validateImageData, Load: loadImages, Defaults: defaultImageConfig,
+		Keys: []string{"source", "name", "root", "path", "image"}}, "simclr")
 }
 
 // ImageDataConfig is data.image: subsets of a real dataset, or the size of
@@ -58,7 +59,6 @@ func validateImageData(c *Config) []string {
 	}
 	d := c.Data
 	add(oneOf("data.source", d.Source, "cifar10", "cifar100", "cifar100-coarse", "idx", "synthetic"))
-	errs = append(errs, foreignKeys("data", d, "image data", "source", "name", "root", "path", "image")...)
 	if d.Source != "synthetic" && d.Path == "" {
 		errs = append(errs, "data.path: required for source "+d.Source+" (the directory of the dataset's files)")
 	}

@@ -18,7 +18,8 @@ import (
 )
 
 func init() {
-	RegisterData("text", DataSpec{Validate: validateTextData, Load: loadText, Defaults: defaultTextConfig}, "simcse")
+	RegisterData("text", DataSpec{Validate: validateTextData, Load: loadText, Defaults: defaultTextConfig,
+		Keys: []string{"source", "name", "root", "text"}}, "simcse")
 }
 
 // textDataset is a sentence corpus with its word vectors and the STS-B
@@ -304,7 +305,6 @@ func validateTextData(c *Config) []string {
 	}
 	t := c.Data.Text
 	add(oneOf("data.source", c.Data.Source, "corpus"))
-	errs = append(errs, foreignKeys("data", c.Data, "text data", "source", "name", "root", "text")...)
 	if len(t.Corpus) == 0 {
 		errs = append(errs, "data.text.corpus: need at least one corpus file")
 	}

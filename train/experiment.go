@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"codeberg.org/sbinet/npyio"
-	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/batchsampler-go/batchsampler/model"
@@ -113,11 +113,11 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 		return nil, err
 	}
 	if !opt.Resume {
-		y, err := yaml.Marshal(&cfg)
-		if err != nil {
+		var y bytes.Buffer
+		if err := WriteConfig(&y, &cfg); err != nil {
 			return nil, err
 		}
-		if err := writeFileAtomic(cfgPath, y); err != nil {
+		if err := writeFileAtomic(cfgPath, y.Bytes()); err != nil {
 			return nil, err
 		}
 	}

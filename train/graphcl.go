@@ -14,8 +14,16 @@ import (
 )
 
 func init() {
-	RegisterMethod("graphcl", MethodSpec{Modalities: []string{"graph"}, Validate: validateGIN, New: newGraphCL})
+	RegisterMethod("graphcl", MethodSpec{Modalities: []string{"graph"}, Validate: validateGIN, New: newGraphCL,
+		ModelKeys: ginKeys, AugmentKeys: graphAugmentKeys})
 }
+
+// ginKeys and graphAugmentKeys are the model and augment keys of a method
+// with a GIN encoder and graph views.
+var (
+	ginKeys          = []string{"kind", "hidden", "layers", "proj_dim"}
+	graphAugmentKeys = []string{"mode", "list", "drop_isolated"}
+)
 
 // validateGIN checks the model keys of a GIN encoder.
 func validateGIN(c *Config) []string {
@@ -26,8 +34,6 @@ func validateGIN(c *Config) []string {
 		}
 	}
 	add(oneOf("model.kind", c.Model.Kind, "gin"))
-	errs = append(errs, foreignKeys("model", c.Model, "the gin encoder", "kind", "hidden", "layers", "proj_dim")...)
-	errs = append(errs, foreignKeys("augment", c.Augment, "graph views", "mode", "list", "drop_isolated")...)
 	add(positive("model.hidden", c.Model.Hidden))
 	add(positive("model.layers", c.Model.Layers))
 	if c.Model.ProjDim < 0 {

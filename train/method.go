@@ -97,6 +97,10 @@ type Dataset interface {
 
 // DataSpec loads the datasets of one modality.
 type DataSpec struct {
+	// Keys are the keys of the data section this modality reads; a config
+	// that sets any other is refused, and the written config.yaml leaves
+	// the others out.
+	Keys []string
 	// Validate checks the data section (and the keys the modality reads).
 	Validate func(cfg *Config) []string
 	// Load reads or generates the dataset described by cfg.Data.
@@ -107,6 +111,9 @@ type DataSpec struct {
 
 // MethodSpec makes a method for one run.
 type MethodSpec struct {
+	// ModelKeys and AugmentKeys are the keys of the model and augment
+	// sections the method reads (see DataSpec.Keys).
+	ModelKeys, AugmentKeys []string
 	// Modalities lists the kinds of data the method trains on.
 	Modalities []string
 	// Validate checks the keys the method reads (model, augment, loss...).

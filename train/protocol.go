@@ -53,6 +53,9 @@ type Score struct {
 
 // ProtocolSpec makes an evaluation protocol.
 type ProtocolSpec struct {
+	// EvalKeys are the keys of the eval section the protocol reads (see
+	// DataSpec.Keys).
+	EvalKeys []string
 	// Modalities lists the kinds of data the protocol scores.
 	Modalities []string
 	// Validate checks the eval section.

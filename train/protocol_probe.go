@@ -9,13 +9,14 @@ import (
 func init() {
 	for _, kind := range []string{"linear_probe", "knn"} {
 		RegisterProtocol(kind, ProtocolSpec{Modalities: []string{"image"}, Validate: validateProbe,
+			EvalKeys: []string{"kind", "knn_k", "knn_temperature", "probe_l2", "select_every"},
 			New: func(*Config) Protocol { return probeProtocol{kind: kind} }})
 	}
 }
 
 // validateProbe checks the keys of the image protocols.
 func validateProbe(c *Config) []string {
-	errs := foreignKeys("eval", c.Eval, "eval.kind "+c.Eval.Kind, "kind", "knn_k", "knn_temperature", "probe_l2", "select_every")
+	var errs []string
 	if err := positive("eval.knn_k", c.Eval.KNNK); err != nil {
 		errs = append(errs, err.Error())
 	}

@@ -8,9 +8,7 @@ import (
 )
 
 func init() {
-	RegisterProtocol("sts", ProtocolSpec{Modalities: []string{"text"}, Validate: func(c *Config) []string {
-		return foreignKeys("eval", c.Eval, "eval.kind sts", "kind", "select_every")
-	},
+	RegisterProtocol("sts", ProtocolSpec{Modalities: []string{"text"}, EvalKeys: []string{"kind", "select_every"},
 		New: func(*Config) Protocol { return stsProtocol{} }})
 }
 

@@ -7,12 +7,13 @@ import (
 )
 
 func init() {
-	RegisterProtocol("svm", ProtocolSpec{Modalities: []string{"graph"}, Validate: validateSVM, New: func(*Config) Protocol { return svmProtocol{} }})
+	RegisterProtocol("svm", ProtocolSpec{Modalities: []string{"graph"}, Validate: validateSVM, New: func(*Config) Protocol { return svmProtocol{} },
+		EvalKeys: []string{"kind", "folds", "inner_folds", "cs", "select_every"}})
 }
 
 // validateSVM checks the keys of GraphCL's SVM protocol.
 func validateSVM(c *Config) []string {
-	errs := foreignKeys("eval", c.Eval, "eval.kind svm", "kind", "folds", "inner_folds", "cs", "select_every")
+	var errs []string
 	if c.Eval.Folds < 2 {
 		errs = append(errs, fmt.Sprintf("eval.folds: must be >= 2, got %d", c.Eval.Folds))
 	}

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -95,8 +96,15 @@ func TestRunWritesTheRunContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if saved.Train != cfg.Train || len(saved.Seeds) != 2 {
-		t.Errorf("saved config differs: %+v", saved.Train)
+	if saved.Train != cfg.Train || len(saved.Seeds) != 2 || !reflect.DeepEqual(saved, cfg) {
+		t.Errorf("saved config differs:\n%+v\n%+v", saved, cfg)
+	}
+	// It holds only the sections and keys that apply to a graph run.
+	savedYAML, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	for _, k := range []string{"image:", "arch:", "knn_k:", "corpus:", "dropout:"} {
+		if strings.Contains(string(savedYAML), k) {
+			t.Errorf("config.yaml of a graph run has %q:\n%s", k, savedYAML)
+		}
 	}
 	losses := readLosses(t, dir)
 	if len(losses) != 2 || len(losses["uniform-seed0"]) != 9 {

@@ -16,7 +16,9 @@ import (
 )
 
 func init() {
-	RegisterMethod("simclr", MethodSpec{Modalities: []string{"image"}, Validate: validateResNet, New: newSimCLR})
+	RegisterMethod("simclr", MethodSpec{Modalities: []string{"image"}, Validate: validateResNet, New: newSimCLR,
+		ModelKeys:   []string{"kind", "arch", "widths", "blocks", "proj_dim", "proj_hidden"},
+		AugmentKeys: []string{"mode", "image"}})
 }
 
 // validateResNet checks the model and augment keys of a ResNet encoder
@@ -29,8 +31,6 @@ func validateResNet(c *Config) []string {
 		}
 	}
 	add(oneOf("model.kind", c.Model.Kind, "resnet"))
-	errs = append(errs, foreignKeys("model", c.Model, "the resnet encoder", "kind", "arch", "widths", "blocks", "proj_dim", "proj_hidden")...)
-	errs = append(errs, foreignKeys("augment", c.Augment, "image views", "mode", "image")...)
 	if _, err := model.ResNetPreset(c.Model.Arch); err != nil {
 		errs = append(errs, "model.arch: "+err.Error())
 	}

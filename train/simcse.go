@@ -12,7 +12,8 @@ import (
 )
 
 func init() {
-	RegisterMethod("simcse", MethodSpec{Modalities: []string{"text"}, Validate: validateTextModel, New: newSimCSE})
+	RegisterMethod("simcse", MethodSpec{Modalities: []string{"text"}, Validate: validateTextModel, New: newSimCSE,
+		ModelKeys: []string{"kind", "hidden", "proj_dim", "dropout", "train_embeddings"}, AugmentKeys: []string{"mode"}})
 }
 
 func newSimCSE(cfg *Config, ds Dataset, seed uint64) (Method, error) {
@@ -164,8 +165,6 @@ func validateTextModel(c *Config) []string {
 		}
 	}
 	add(oneOf("model.kind", c.Model.Kind, "mlp"))
-	errs = append(errs, foreignKeys("model", c.Model, "the mlp text encoder", "kind", "hidden", "proj_dim", "dropout", "train_embeddings")...)
-	errs = append(errs, foreignKeys("augment", c.Augment, "text views (dropout and text.word_dropout)", "mode")...)
 	add(positive("model.hidden", c.Model.Hidden))
 	if c.Model.ProjDim < 0 {
 		errs = append(errs, fmt.Sprintf("model.proj_dim: must be >= 0 (0 = hidden), got %d", c.Model.ProjDim))
