@@ -10,7 +10,7 @@ func init() {
 	for _, kind := range []string{"linear_probe", "knn"} {
 		RegisterProtocol(kind, ProtocolSpec{Modalities: []string{"image"}, Validate: validateProbe,
 			EvalKeys: []string{"kind", "knn_k", "knn_temperature", "probe_l2", "select_every"},
-			New: func(*Config) Protocol { return probeProtocol{kind: kind} }})
+			New:      func(*Config) Protocol { return probeProtocol{kind: kind} }})
 	}
 }
 
