@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -40,6 +41,18 @@ type SVMOptions struct {
 	// MaxPrecomputeBytes bounds the n×n float64 distance matrix computed once
 	// for all fits (default 2 GiB); above it distances are computed on demand.
 	MaxPrecomputeBytes int64
+	// Context, when not nil, stops the cross-validation when it is
+	// cancelled: it is checked before every fit and every ~1000 iterations
+	// of the SMO solver, and SVMCrossValidate then returns an error wrapping
+	// Context.Err(). A context that is not cancelled changes no result.
+	Context context.Context
+	// Progress, when not nil, is called after every finished fit with the
+	// number of fits done and their total: Folds × (InnerFolds × len(Cs) + 1)
+	// with a grid of C (an inner fit per fold, split and C, and the refit of
+	// every fold), Folds with a single C. Calls come from the worker
+	// goroutines one at a time, with done increasing by one; a slow Progress
+	// holds the other workers up. It changes no result.
+	Progress func(done, total int)
 }
 
 // CVResult is the outcome of SVMCrossValidate.
@@ -184,6 +197,21 @@ func SVMCrossValidate(x []float32, n, d int, y []int, opt SVMOptions) (CVResult,
 		}
 	}
 
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p.ctx = opt.Context
+	cancelled := func() error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("eval: SVMCrossValidate: %w", err)
+		}
+		return nil
+	}
+	if err := cancelled(); err != nil {
+		return CVResult{}, err
+	}
+
 	xf := make([]float64, len(x))
 	for i, v := range x {
 		xf[i] = float64(v)
@@ -193,6 +221,10 @@ func SVMCrossValidate(x []float32, n, d int, y []int, opt SVMOptions) (CVResult,
 		src = newDenseDist(xf, n, d, workers)
 	} else {
 		src = newLazyDist(xf, n, d)
+	}
+
+	if err := cancelled(); err != nil {
+		return CVResult{}, err
 	}
 
 	res := CVResult{
@@ -222,7 +254,32 @@ func SVMCrossValidate(x []float32, n, d int, y []int, opt SVMOptions) (CVResult,
 		}
 		mu.Unlock()
 	}
+	// Units of work for Progress: every fit of one C.
+	totalFits := nFolds
+	if len(cs) > 1 {
+		totalFits = nFolds * (opt.InnerFolds*len(cs) + 1)
+	}
+	var (
+		progMu   sync.Mutex
+		fitsDone int
+	)
+	fitDone := func() error {
+		if err := cancelled(); err != nil {
+			return err
+		}
+		if opt.Progress != nil {
+			progMu.Lock()
+			fitsDone++
+			opt.Progress(fitsDone, totalFits)
+			progMu.Unlock()
+		}
+		return nil
+	}
 	refit := func(f int) {
+		if err := cancelled(); err != nil {
+			setErr(err)
+			return
+		}
 		c := cs[0]
 		if len(cs) > 1 {
 			means := make([]float64, len(cs))
@@ -241,7 +298,7 @@ func SVMCrossValidate(x []float32, n, d int, y []int, opt SVMOptions) (CVResult,
 			c = cs[best]
 		}
 		res.ChosenC[f] = c
-		acc, gamma, nc, err := fitEvaluate(src, xf, d, y, splits[f].train, splits[f].test, []float64{c}, p)
+		acc, gamma, nc, err := fitEvaluate(src, xf, d, y, splits[f].train, splits[f].test, []float64{c}, p, fitDone)
 		if err != nil {
 			setErr(fmt.Errorf("eval: SVMCrossValidate refit of outer fold %d (C = %v): %w", f, c, err))
 			return
@@ -275,12 +332,16 @@ func SVMCrossValidate(x []float32, n, d int, y []int, opt SVMOptions) (CVResult,
 		go func() {
 			defer wg.Done()
 			for t := range queue {
+				if err := cancelled(); err != nil {
+					setErr(err)
+					continue // drain the queue
+				}
 				if t.split < 0 {
 					refit(t.fold)
 					continue
 				}
 				sp := splits[t.fold].inner[t.split]
-				acc, _, nc, err := fitEvaluate(src, xf, d, y, sp[0], sp[1], cs, p)
+				acc, _, nc, err := fitEvaluate(src, xf, d, y, sp[0], sp[1], cs, p, fitDone)
 				if err != nil {
 					setErr(fmt.Errorf("eval: SVMCrossValidate outer fold %d, inner split %d: %w", t.fold, t.split, err))
 				} else {
@@ -301,6 +362,10 @@ func SVMCrossValidate(x []float32, n, d int, y []int, opt SVMOptions) (CVResult,
 	}
 	wg.Wait()
 	if firstErr != nil {
+		// An error caused by the cancellation is reported as the cancellation.
+		if err := cancelled(); err != nil {
+			return CVResult{}, err
+		}
 		return CVResult{}, firstErr
 	}
 	res.NotConverged = int(notConv.Load())
@@ -311,7 +376,9 @@ func SVMCrossValidate(x []float32, n, d int, y []int, opt SVMOptions) (CVResult,
 // fitEvaluate fits an RBF SVC with gamma="scale" on the dataset rows train
 // for every C in cs (sharing one kernel cache) and returns the accuracy of
 // each on the rows test, the γ used and the number of non-converged fits.
-func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs []float64, p trainParams) (acc []float64, gamma float64, notConverged int, err error) {
+// fitDone, when not nil, is called after every C; an error from it (a
+// cancellation) stops the remaining fits and is returned.
+func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs []float64, p trainParams, fitDone func() error) (acc []float64, gamma float64, notConverged int, err error) {
 	// gamma="scale" over the training matrix, rows in training order.
 	xt := make([]float64, 0, len(train)*d)
 	for _, i := range train {
@@ -375,6 +442,11 @@ func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs
 		}
 		// accuracy_score: mean of a boolean array, count/n exactly.
 		acc[ci] = float64(correct) / float64(len(test))
+		if fitDone != nil {
+			if err := fitDone(); err != nil {
+				return nil, 0, 0, err
+			}
+		}
 	}
 	return acc, gamma, notConverged, nil
 }

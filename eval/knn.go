@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
@@ -37,6 +38,16 @@ type KNNOptions struct {
 	// Workers is the number of goroutines, each taking blocks of test rows
 	// (default GOMAXPROCS). Results do not depend on it.
 	Workers int
+	// Context, when not nil, stops the search when it is cancelled: it is
+	// checked before every block of 256 test rows, and KNNPredict then
+	// returns an error wrapping Context.Err(). A context that is not
+	// cancelled changes no result.
+	Context context.Context
+	// Progress, when not nil, is called after every block of 256 test rows
+	// with the number of blocks done and their total. Calls come from the
+	// worker goroutines one at a time, with done increasing by one. It
+	// changes no result.
+	Progress func(done, total int)
 }
 
 // KNNPredict is the weighted kNN classifier of InstDis (Wu et al. 2018) used
@@ -201,22 +212,40 @@ func knnNeighbours(train []float32, yTrain []int, test []float32, nTest, d, clas
 	workers := min(defaultWorkers(opt.Workers), blocks)
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var (
+		finished atomic.Int64 // blocks done
+		progMu   sync.Mutex
+		done     int
+	)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			w := newKNNWorker(d, k)
 			for {
+				if opt.Context != nil && opt.Context.Err() != nil {
+					return
+				}
 				b := int(next.Add(1)) - 1
 				if b >= blocks {
 					return
 				}
 				lo, hi := b*knnTestBlock, min((b+1)*knnTestBlock, nTest)
 				w.block(unitTrain, nTrain, test[lo*d:hi*d], hi-lo, res.nb[lo*k:hi*k])
+				finished.Add(1)
+				if opt.Progress != nil {
+					progMu.Lock()
+					done++
+					opt.Progress(done, blocks)
+					progMu.Unlock()
+				}
 			}
 		}()
 	}
 	wg.Wait()
+	if finished.Load() < int64(blocks) { // the workers stopped on cancellation
+		return nil, fmt.Errorf("eval: kNN: %w", opt.Context.Err())
+	}
 	return res, nil
 }
 

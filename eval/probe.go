@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -70,6 +71,17 @@ type ProbeOptions struct {
 	// Workers is the number of goroutines evaluating the objective (default
 	// GOMAXPROCS). Results do not depend on it.
 	Workers int
+	// Context, when not nil, stops the training when it is cancelled: it is
+	// checked after every evaluation of the objective, and TrainProbe then
+	// returns an error wrapping Context.Err(). A context that is not
+	// cancelled changes no result.
+	Context context.Context
+	// Progress, when not nil, is called after every L-BFGS iteration with
+	// the number of iterations done and their bound: MaxIter per fit, times
+	// len(L2Grid)+1 fits with L2Grid. A fit that converges early counts as
+	// MaxIter iterations, so done jumps at its end and total is an upper
+	// bound of the work. It changes no result.
+	Progress func(done, total int)
 }
 
 // L2Score is the validation accuracy of one candidate of ProbeOptions.L2Grid.
@@ -128,7 +140,7 @@ func TrainProbe(x []float32, n, d int, y []int, classes int, opt ProbeOptions) (
 		if l2 == 0 {
 			l2 = DefaultProbeL2
 		}
-		return fitProbe(x, n, d, y, classes, l2, opt)
+		return fitProbe(x, n, d, y, classes, l2, opt, probeFit{0, 1})
 	}
 	trainIdx, valIdx := stratifiedHoldout(y, classes, opt.valFraction(), opt.Seed)
 	if len(valIdx) == 0 {
@@ -139,7 +151,7 @@ func TrainProbe(x []float32, n, d int, y []int, classes int, opt ProbeOptions) (
 	sel := make([]L2Score, len(opt.L2Grid))
 	best := -1
 	for i, l2 := range opt.L2Grid {
-		p, err := fitProbe(xt, len(trainIdx), d, yt, classes, l2, opt)
+		p, err := fitProbe(xt, len(trainIdx), d, yt, classes, l2, opt, probeFit{i, len(opt.L2Grid) + 1})
 		if err != nil {
 			return nil, fmt.Errorf("eval: linear probe: L2Grid[%d] = %v: %w", i, l2, err)
 		}
@@ -152,7 +164,7 @@ func TrainProbe(x []float32, n, d int, y []int, classes int, opt ProbeOptions) (
 			best = i
 		}
 	}
-	p, err := fitProbe(x, n, d, y, classes, sel[best].L2, opt)
+	p, err := fitProbe(x, n, d, y, classes, sel[best].L2, opt, probeFit{len(opt.L2Grid), len(opt.L2Grid) + 1})
 	if err != nil {
 		return nil, err
 	}
@@ -603,9 +615,45 @@ func standardize(x []float32, n, d int, raw bool) (xs, mean, scale []float64) {
 	return xs, mean, scale
 }
 
+// probeFit locates one fit among those of TrainProbe, for Progress.
+type probeFit struct{ index, count int }
+
+// probeRecorder is the gonum Recorder of a fit with a Context or a
+// Progress: it stops the optimisation on cancellation and reports the major
+// iterations. It only observes.
+type probeRecorder struct {
+	ctx         context.Context
+	progress    func(done, total int)
+	base, total int // iterations before this fit, and of all fits
+	maxIter     int
+	last        int // last done reported
+}
+
+func (r *probeRecorder) Init() error { return nil }
+
+func (r *probeRecorder) Record(_ *optimize.Location, op optimize.Operation, st *optimize.Stats) error {
+	if r.ctx != nil {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if op == optimize.MajorIteration {
+		// gonum counts the starting point as a major iteration.
+		r.report(r.base + min(max(st.MajorIterations-1, 0), r.maxIter))
+	}
+	return nil
+}
+
+func (r *probeRecorder) report(done int) {
+	if r.progress != nil && done > r.last {
+		r.last = done
+		r.progress(done, r.total)
+	}
+}
+
 // fitProbe standardises x and minimises the objective from θ = 0 with
 // L-BFGS. Inputs are already validated.
-func fitProbe(x []float32, n, d int, y []int, classes int, l2 float64, opt ProbeOptions) (*Probe, error) {
+func fitProbe(x []float32, n, d int, y []int, classes int, l2 float64, opt ProbeOptions, fit probeFit) (*Probe, error) {
 	xs, mean, scale := standardize(x, n, d, opt.NoStandardize)
 	obj := newProbeObjective(xs, y, n, d, classes, l2, defaultWorkers(opt.Workers))
 	maxIter := opt.MaxIter
@@ -622,8 +670,20 @@ func fitProbe(x []float32, n, d int, y []int, classes int, l2 float64, opt Probe
 		MajorIterations: maxIter + 1,
 		Converger:       &optimize.FunctionConverge{Relative: 1e-13, Absolute: 1e-15, Iterations: 25},
 	}
+	var rec *probeRecorder
+	if opt.Context != nil || opt.Progress != nil {
+		base := fit.index * maxIter
+		rec = &probeRecorder{ctx: opt.Context, progress: opt.Progress, base: base, total: fit.count * maxIter, maxIter: maxIter, last: base}
+		settings.Recorder = rec
+	}
 	method := &optimize.LBFGS{GradStopThreshold: gradTol, Linesearcher: &optimize.MoreThuente{}}
 	res, err := optimize.Minimize(obj.problem(), make([]float64, obj.dim()), settings, method)
+	if opt.Context != nil && opt.Context.Err() != nil {
+		return nil, fmt.Errorf("eval: linear probe: %w", opt.Context.Err())
+	}
+	if rec != nil {
+		rec.report(rec.base + maxIter) // the fit is done
+	}
 	if res == nil {
 		return nil, fmt.Errorf("eval: linear probe: L-BFGS: %w", err)
 	}

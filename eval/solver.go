@@ -41,6 +41,7 @@ type smoResult struct {
 	rho       float64
 	iter      int
 	converged bool
+	cancelled bool // stopped by the stop channel
 }
 
 type smoSolver struct {
@@ -68,7 +69,9 @@ type smoSolver struct {
 // solveSMO solves min ½αᵀQα − eᵀα s.t. yᵀα = 0, 0 ≤ α ≤ C, where
 // Q_ij = y_i y_j K(sub_i, sub_j), starting from α = 0 (LIBSVM's solve_c_svc).
 // sub maps subproblem indices to local training indices of the cache.
-func solveSMO(cache *kernelCache, sub []int, y []int8, C, eps float64, shrinking bool, maxIter int) smoResult {
+// A non-nil stop is polled every min(l, 1000) iterations; when it is closed
+// the solver returns at once with cancelled set (the result is then unusable).
+func solveSMO(cache *kernelCache, sub []int, y []int8, C, eps float64, shrinking bool, maxIter int, stop <-chan struct{}) smoResult {
 	l := len(sub)
 	s := &smoSolver{
 		l: l, activeSize: l,
@@ -100,6 +103,13 @@ func solveSMO(cache *kernelCache, sub []int, y []int8, C, eps float64, shrinking
 		counter--
 		if counter == 0 {
 			counter = min(l, 1000)
+			if stop != nil {
+				select {
+				case <-stop:
+					return smoResult{iter: iter, cancelled: true}
+				default:
+				}
+			}
 			if shrinking {
 				s.doShrinking()
 			}

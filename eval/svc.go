@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -73,6 +74,9 @@ type trainParams struct {
 	shrinking  bool
 	maxIter    int
 	cacheBytes int64
+	// ctx, when not nil, stops the SMO solver when it is cancelled; the fit
+	// then fails with an error wrapping ctx.Err().
+	ctx context.Context
 }
 
 func (s *SVC) params() (trainParams, error) {
@@ -357,6 +361,10 @@ func trainSVMCached(cache *kernelCache, y []int, p trainParams) (*svmModel, erro
 		}
 		return max(10_000_000, 100*n)
 	}
+	var stop <-chan struct{}
+	if p.ctx != nil {
+		stop = p.ctx.Done()
+	}
 	nPairs := k * (k - 1) / 2
 	alphas := make([][]float64, nPairs)
 	rho := make([]float64, nPairs)
@@ -377,7 +385,10 @@ func trainSVMCached(cache *kernelCache, y []int, p trainParams) (*svmModel, erro
 					ys[q] = -1
 				}
 			}
-			r := solveSMO(cache, sub, ys, p.C, p.eps, p.shrinking, maxIterFor(ci+cj))
+			r := solveSMO(cache, sub, ys, p.C, p.eps, p.shrinking, maxIterFor(ci+cj), stop)
+			if r.cancelled {
+				return nil, p.ctx.Err()
+			}
 			m.iter += r.iter
 			m.converged = m.converged && r.converged
 			alphas[pi] = r.alpha

@@ -28,6 +28,14 @@ type checkpoint struct {
 	// checkpoint.
 	MetricsOffset int64
 	Evals         []EvalRecord
+	// The false-negative ratio summed over the current epoch so far, and
+	// the mean of the last finished epoch (nil: none, or no labels).
+	FNSum       float64
+	FNCount     int
+	LastEpochFN *float64
+	// PendingHook names the EpochEnd hook an interruption stopped at Step;
+	// on resume it and the EpochEnd hooks after it run before the loop.
+	PendingHook string
 }
 
 const checkpointVersion = 2
@@ -43,6 +51,7 @@ func (r *run) checkpointNow() error {
 		Params:       map[string][]float32{},
 		Hooks:        map[string][]byte{},
 		TrainSeconds: r.trainSeconds, Evals: r.evals, MetricsOffset: r.metrics.offset(),
+		FNSum: r.fnSum, FNCount: r.fnCount, LastEpochFN: r.lastEpochFN, PendingHook: r.pendingHook,
 	}
 	for _, p := range r.method.Params() {
 		c.Params[p.Name] = append([]float32(nil), p.Value.Data().([]float32)...)
@@ -70,7 +79,11 @@ func (r *run) checkpointNow() error {
 	if err := r.metrics.sync(); err != nil {
 		return err
 	}
-	return saveCheckpoint(r.ckptPath(), c)
+	if err := saveCheckpoint(r.ckptPath(), c); err != nil {
+		return err
+	}
+	r.ckptStep = r.step
+	return nil
 }
 
 // restore continues the run from c.
@@ -110,6 +123,8 @@ func (r *run) restore(c *checkpoint) error {
 		}
 	}
 	r.step, r.trainSeconds, r.evals = c.Step, c.TrainSeconds, c.Evals
+	r.fnSum, r.fnCount, r.lastEpochFN, r.pendingHook = c.FNSum, c.FNCount, c.LastEpochFN, c.PendingHook
+	r.ckptStep = c.Step
 	return nil
 }
 

@@ -163,7 +163,10 @@ type TrainConfig struct {
 	EvalEvery int `yaml:"eval_every"`
 	// LogEvery writes a metrics line every k steps (1: every step).
 	LogEvery int `yaml:"log_every"`
-	// Checkpoint enables the end-of-epoch checkpoints (default true).
+	// Checkpoint enables the end-of-epoch checkpoints (default true). Without
+	// them one checkpoint is still written when training ends, before the
+	// final evaluation, so that an interrupted evaluation resumes without
+	// training again (and Ctrl-C during training saves one).
 	Checkpoint bool `yaml:"checkpoint"`
 }
 

@@ -37,6 +37,14 @@ type Observer struct {
 	Step     func(StepInfo)
 	Log      func(msg string)
 	RunEnd   func(run string)
+	// Eval reports the progress of an evaluation (the final one and those
+	// of train.eval_every): done of total units of work (SVM fits, L-BFGS
+	// iterations, kNN blocks), elapsed since the current phase of the
+	// evaluation began. A protocol may have several phases, each counting
+	// from 1 again (the linear probe: the kNN monitor, then the probe). It
+	// is called from the evaluation's goroutines, one call at a time and
+	// never concurrently with the other functions.
+	Eval func(run string, done, total int, elapsed time.Duration)
 }
 
 func (o Observer) logf(format string, a ...any) {
@@ -228,7 +236,7 @@ func newRun(cfg *Config, ds Dataset, sp RunSpec, rdir string, obs Observer) (*ru
 		cfg: cfg, spec: sp, dir: rdir, data: ds, method: method, protocol: protocol,
 		smp: driver, opt: opt, sched: sched, augSrc: augSrc, aug: rand.New(augSrc), obs: obs,
 		labels: ds.Labels(), bpe: bpe, total: cfg.Train.Epochs * bpe,
-		statefulHooks: map[string]Stateful{},
+		statefulHooks: map[string]Stateful{}, ckptStep: -1,
 	}
 	var sel *selectHook
 	if cfg.Eval.SelectEvery > 0 {
@@ -293,14 +301,24 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string
 	if err := r.train(ctx); err != nil {
 		return nil, err
 	}
+	// From here on a checkpoint of the finished training exists: an
+	// interrupted evaluation leaves no result, and -resume evaluates again.
+	evalFailed := func(err error) error {
+		if cancelledBy(ctx, err) {
+			obs.logf("%s: interrupted during evaluation; the finished training is saved in %s", sp.ID(), r.ckptPath())
+			return &interruptError{msg: fmt.Sprintf("%s: interrupted during evaluation (training is finished and saved; -resume evaluates again)", sp.ID()), cause: ctx.Err()}
+		}
+		return fmt.Errorf("%s: %w", sp.ID(), r.diverged(err))
+	}
+	obs.logf("%s: evaluating (eval.kind %s)", sp.ID(), cfg.Eval.Kind)
 	t0 := time.Now()
 	env, err := r.evalEnv()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sp.ID(), err)
+		return nil, evalFailed(err)
 	}
 	sc, err := r.protocol.Evaluate(env)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sp.ID(), err)
+		return nil, evalFailed(err)
 	}
 	detail := map[string]any{}
 	for k, v := range sc.Detail {
@@ -317,8 +335,11 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string
 			sc, err = r.protocol.Evaluate(best)
 		}
 		r.sel.swap()
+		if cancelledBy(ctx, err) {
+			return nil, evalFailed(err)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: evaluate the selected parameters (step %d): %w", sp.ID(), r.sel.step, err)
+			return nil, fmt.Errorf("%s: evaluate the selected parameters (step %d): %w", sp.ID(), r.sel.step, r.diverged(err))
 		}
 		for k, v := range sc.Detail {
 			detail[k] = v

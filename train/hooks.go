@@ -1,8 +1,10 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/batchsampler-go/batchsampler/model"
@@ -147,8 +149,11 @@ func hookEvaluate(r *run) error {
 		return nil
 	}
 	sc, err := r.evaluate()
+	if cancelledBy(r.ctx, err) {
+		return errEvalInterrupted
+	}
 	if err != nil {
-		return err
+		return r.diverged(err)
 	}
 	r.evals = append(r.evals, EvalRecord{Step: r.step, Epoch: epoch, Metric: sc.Metric, Value: sc.Value, Std: sc.Std})
 	r.obs.logf("%s: epoch %d %s %.2f", r.spec.ID(), epoch, sc.Metric, sc.Value)
@@ -164,12 +169,49 @@ func (r *run) evaluate() (Score, error) {
 	return r.protocol.Evaluate(env)
 }
 
+// evalEnv embeds the training split for an evaluation that stops when the
+// run's context is cancelled and reports its progress to Observer.Eval.
 func (r *run) evalEnv() (EvalEnv, error) {
-	emb, err := r.method.Embed("train", "encoder")
+	env := EvalEnv{Cfg: r.cfg, Data: r.data, Method: r.method, Seed: r.spec.Seed, Ctx: r.ctx, Progress: r.evalProgress()}
+	emb, err := env.Embed("train", "encoder")
 	if err != nil {
 		return EvalEnv{}, fmt.Errorf("embed for evaluation: %w", err)
 	}
-	return EvalEnv{Cfg: r.cfg, Data: r.data, Method: r.method, Train: emb, Seed: r.spec.Seed}, nil
+	env.Train = emb
+	return env, nil
+}
+
+// evalProgress returns the Progress of one evaluation, which forwards to
+// Observer.Eval with the time elapsed in the current phase (a phase begins
+// when the total changes or the count goes back; its clock starts at the
+// end of the previous phase).
+func (r *run) evalProgress() func(done, total int) {
+	if r.obs.Eval == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	start := time.Now()
+	last, lastDone, lastTotal := start, 0, 0
+	return func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		now := time.Now()
+		if total != lastTotal || done < lastDone {
+			start = last
+		}
+		last, lastDone, lastTotal = now, done, total
+		r.obs.Eval(r.spec.ID(), done, total, now.Sub(start))
+	}
+}
+
+// diverged rewrites the error of non-finite embeddings (EvalEnv.Embed) as
+// the run's diagnosis; other errors are returned unchanged.
+func (r *run) diverged(err error) error {
+	var nf *nonFiniteError
+	if !errors.As(err, &nf) {
+		return err
+	}
+	return fmt.Errorf("%s contain %v after step %d (the encoder diverged: lower train.lr)", nf.what(), nf.value, r.step)
 }
 
 // selectHook is model selection on a development set (SimCSE's protocol):
@@ -202,7 +244,7 @@ func (s *selectHook) afterStep(r *run) error {
 	env := EvalEnv{Cfg: r.cfg, Data: r.data, Method: r.method, Seed: r.spec.Seed}
 	dev, err := s.dev.DevScore(env)
 	if err != nil {
-		return fmt.Errorf("dev score at step %d: %w", r.step, err)
+		return fmt.Errorf("dev score at step %d: %w", r.step, r.diverged(err))
 	}
 	better := s.step < 0
 	if !better {

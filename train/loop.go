@@ -17,7 +17,28 @@ import (
 
 // ErrInterrupted is returned when the context is cancelled (Ctrl-C); a
 // checkpoint of the current step has been written and -resume continues.
+// An interruption during an evaluation is reported by an error for which
+// errors.Is(err, ErrInterrupted) holds too.
 var ErrInterrupted = errors.New("training interrupted")
+
+// interruptError is an interruption with its own message; it matches
+// ErrInterrupted and the context's error.
+type interruptError struct {
+	msg   string
+	cause error
+}
+
+func (e *interruptError) Error() string   { return e.msg }
+func (e *interruptError) Unwrap() []error { return []error{ErrInterrupted, e.cause} }
+
+// errEvalInterrupted is returned by a hook whose evaluation was stopped by
+// the cancellation of the run's context.
+var errEvalInterrupted = errors.New("evaluation interrupted")
+
+// cancelledBy reports whether err was caused by the cancellation of ctx.
+func cancelledBy(ctx context.Context, err error) bool {
+	return ctx != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
+}
 
 // RunSpec identifies one training run of an experiment.
 type RunSpec struct {
@@ -82,6 +103,7 @@ type run struct {
 	labels   []int
 	metrics  *metricsWriter
 	hooks    []hook
+	ctx      context.Context // of train; evaluations stop when it is cancelled
 	// statefulHooks are the hooks whose state a checkpoint keeps, by name.
 	statefulHooks map[string]Stateful
 	sel           *selectHook // model selection (eval.select_every), or nil
@@ -89,6 +111,13 @@ type run struct {
 	step, total, bpe int
 	idx              []int      // the batch of the last step
 	res              StepResult // the outcome of the last step
+	// ckptStep is the step of the last checkpoint written or restored (-1:
+	// none).
+	ckptStep int
+	// pendingHook names the EpochEnd hook that an interruption stopped at
+	// step (it and the EpochEnd hooks after it run first on resume); "" when
+	// none.
+	pendingHook string
 
 	trainSeconds float64
 	start        time.Time // of this process's part of the run
@@ -105,14 +134,31 @@ func (r *run) add(name string, when When, fn func(r *run) error) {
 	r.hooks = append(r.hooks, hook{name: name, when: when, fn: fn})
 }
 
-func (r *run) runHooks(when When) error {
+func (r *run) runHooks(when When) error { return r.runHooksFrom(when, "") }
+
+// runHooksFrom runs the hooks of when, starting at the one named from (all
+// when from is ""). A hook stopped by an interruption (errEvalInterrupted)
+// is recorded as r.pendingHook, to run again on resume.
+func (r *run) runHooksFrom(when When, from string) error {
+	started := from == ""
 	for _, h := range r.hooks {
 		if h.when != when {
 			continue
 		}
+		if !started && h.name != from {
+			continue
+		}
+		started = true
 		if err := h.fn(r); err != nil {
+			if errors.Is(err, errEvalInterrupted) {
+				r.pendingHook = h.name
+				return err
+			}
 			return fmt.Errorf("run %s, step %d, hook %s: %w", r.spec.ID(), r.step, h.name, err)
 		}
+	}
+	if !started {
+		return fmt.Errorf("run %s, step %d: the checkpoint asks to run hook %s first, and this run has no such hook (the config changed?)", r.spec.ID(), r.step, from)
 	}
 	return nil
 }
@@ -122,15 +168,29 @@ func (r *run) elapsed() float64 { return r.base + time.Since(r.start).Seconds() 
 
 func (r *run) epoch() int { return (r.step-1)/r.bpe + 1 }
 
-// train runs the loop from r.step to the end. ctx cancellation saves a
-// checkpoint and returns ErrInterrupted.
+// train runs the loop from r.step to the end and makes sure a checkpoint of
+// the finished training exists (so that an interrupted final evaluation
+// resumes without training again). ctx cancellation, also during an
+// evaluation of the loop, saves a checkpoint and returns ErrInterrupted.
 func (r *run) train(ctx context.Context) error {
+	r.ctx = ctx
 	r.obs.runStart(r.spec.ID(), r.step, r.total)
 	r.start, r.base = time.Now(), r.trainSeconds
 	trainable := 0
 	for _, p := range r.method.Params() {
 		if p.Trainable {
 			trainable++
+		}
+	}
+	if from := r.pendingHook; from != "" {
+		// The checkpoint was written by an interruption inside an EpochEnd
+		// hook: finish that epoch's end as the uninterrupted run did.
+		r.pendingHook = ""
+		if err := r.runHooksFrom(EpochEnd, from); err != nil {
+			if errors.Is(err, errEvalInterrupted) {
+				return r.interrupted()
+			}
+			return err
 		}
 	}
 	for r.step < r.total {
@@ -162,11 +222,21 @@ func (r *run) train(ctx context.Context) error {
 		}
 		if r.step%r.bpe == 0 {
 			if err := r.runHooks(EpochEnd); err != nil {
+				if errors.Is(err, errEvalInterrupted) {
+					return r.interrupted()
+				}
 				return err
 			}
 		}
 	}
 	r.trainSeconds = r.elapsed()
+	if r.ckptStep != r.step {
+		// No checkpoint at the last step (train.checkpoint is false): save
+		// the finished training before the final evaluation.
+		if err := r.checkpointNow(); err != nil {
+			return fmt.Errorf("%s: save the finished training: %w", r.spec.ID(), err)
+		}
+	}
 	return nil
 }
 
@@ -177,7 +247,11 @@ func (r *run) interrupted() error {
 	if err := r.checkpointNow(); err != nil {
 		return fmt.Errorf("%w; and saving the checkpoint failed: %v", ErrInterrupted, err)
 	}
-	r.obs.logf("%s: interrupted at step %d/%d; checkpoint saved to %s", r.spec.ID(), r.step, r.total, r.ckptPath())
+	during := ""
+	if r.pendingHook != "" {
+		during = fmt.Sprintf(" during hook %s of epoch %d (-resume runs it again)", r.pendingHook, r.epoch())
+	}
+	r.obs.logf("%s: interrupted at step %d/%d%s; checkpoint saved to %s", r.spec.ID(), r.step, r.total, during, r.ckptPath())
 	return ErrInterrupted
 }
 

@@ -1,7 +1,9 @@
 package train
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -25,7 +27,54 @@ type EvalEnv struct {
 	// Seed fixes the protocol's randomness (cross-validation folds), so two
 	// samplers trained with the same seed are evaluated on the same folds.
 	Seed uint64
+	// Ctx, when not nil, is the run's context: a protocol passes it to the
+	// eval package and returns an error wrapping Ctx.Err() when it is
+	// cancelled (Ctrl-C), which the runner reports as ErrInterrupted.
+	Ctx context.Context
+	// Progress, when not nil, receives the protocol's progress: units of
+	// work done and their total. A protocol may go through several phases
+	// (the kNN monitor, then the linear probe), each counting from 1 again.
+	Progress func(done, total int)
 }
+
+// Embed returns the embeddings of split with representation repr, and an
+// error when they hold a NaN or an infinity. Protocols embed through it, so
+// that a diverged encoder is reported by the run (which knows the step and
+// the remedy) rather than by the evaluation code.
+func (e EvalEnv) Embed(split, repr string) (sampler.Embeddings, error) {
+	emb, err := e.Method.Embed(split, repr)
+	if err != nil {
+		return emb, err
+	}
+	for _, v := range emb.Data {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return sampler.Embeddings{}, &nonFiniteError{split: split, repr: repr, value: f}
+		}
+	}
+	return emb, nil
+}
+
+// nonFiniteError is a NaN or an infinity in the embeddings handed to a
+// protocol.
+type nonFiniteError struct {
+	split, repr string
+	value       float64
+}
+
+// what names the embeddings: "the encoder's embeddings" of the training
+// split, "the projection embeddings of the test split".
+func (e *nonFiniteError) what() string {
+	s := "the encoder's embeddings"
+	if e.repr != "" && e.repr != "encoder" {
+		s = "the " + e.repr + " embeddings"
+	}
+	if e.split != "train" {
+		s += " of the " + e.split + " split"
+	}
+	return s
+}
+
+func (e *nonFiniteError) Error() string { return fmt.Sprintf("%s contain %v", e.what(), e.value) }
 
 // DevScorer is an optional interface of a Protocol with a development set:
 // the model-selection hook (eval.select_every) keeps the parameters with the

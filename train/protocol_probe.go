@@ -36,7 +36,7 @@ func validateProbe(c *Config) []string {
 type probeProtocol struct{ kind string }
 
 func (p probeProtocol) Evaluate(env EvalEnv) (Score, error) {
-	test, err := env.Method.Embed("test", "encoder")
+	test, err := env.Embed("test", "encoder")
 	if err != nil {
 		return Score{}, err
 	}
@@ -47,7 +47,7 @@ func (p probeProtocol) Evaluate(env EvalEnv) (Score, error) {
 	}
 	classes := env.Data.NumClasses()
 	knn, err := eval.KNNAccuracy(emb.Data, env.Data.Labels(), test.Data, tl.TestLabels(), emb.D, classes,
-		eval.KNNOptions{K: ec.KNNK, Temperature: ec.KNNTemperature})
+		eval.KNNOptions{K: ec.KNNK, Temperature: ec.KNNTemperature, Context: env.Ctx, Progress: env.Progress})
 	if err != nil {
 		return Score{}, fmt.Errorf("knn monitor: %w", err)
 	}
@@ -55,7 +55,7 @@ func (p probeProtocol) Evaluate(env EvalEnv) (Score, error) {
 		return Score{Metric: "knn_accuracy", Value: 100 * knn}, nil
 	}
 	acc, err := eval.LinearProbe(emb.Data, env.Data.Labels(), test.Data, tl.TestLabels(), emb.D, classes,
-		eval.ProbeOptions{L2: ec.ProbeL2})
+		eval.ProbeOptions{L2: ec.ProbeL2, Context: env.Ctx, Progress: env.Progress})
 	if err != nil {
 		return Score{}, fmt.Errorf("linear probe: %w", err)
 	}

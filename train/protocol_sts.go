@@ -33,13 +33,16 @@ func (stsProtocol) score(env EvalEnv, set, repr string) (float64, error) {
 	if set == "test" {
 		gold = td.test.gold
 	}
+	if env.Ctx != nil && env.Ctx.Err() != nil {
+		return 0, env.Ctx.Err()
+	}
 	repr = cmp.Or(repr, "encoder")
 	sides := stsSplits[set]
-	e1, err := env.Method.Embed(sides[0], repr)
+	e1, err := env.Embed(sides[0], repr)
 	if err != nil {
 		return 0, err
 	}
-	e2, err := env.Method.Embed(sides[1], repr)
+	e2, err := env.Embed(sides[1], repr)
 	if err != nil {
 		return 0, err
 	}

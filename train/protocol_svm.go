@@ -40,6 +40,7 @@ func (svmProtocol) Evaluate(env EvalEnv) (Score, error) {
 	ec, emb := env.Cfg.Eval, env.Train
 	res, err := eval.SVMCrossValidate(emb.Data, emb.N, emb.D, env.Data.Labels(), eval.SVMOptions{
 		Folds: ec.Folds, InnerFolds: ec.InnerFolds, Cs: ec.Cs, Seed: env.Seed,
+		Context: env.Ctx, Progress: env.Progress,
 	})
 	if err != nil {
 		return Score{}, fmt.Errorf("svm evaluation: %w", err)

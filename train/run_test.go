@@ -238,6 +238,8 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			t.Errorf("resumed results %v, uninterrupted %v", g, w)
 		}
 		sameLosses(t, wantLoss, readLosses(t, dir))
+		sameRuns(t, got, want)
+		sameEvents(t, dir, ref, "epoch_end")
 	})
 
 	t.Run("crash after an epoch checkpoint", func(t *testing.T) {
@@ -276,6 +278,8 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			t.Errorf("resumed %v, uninterrupted %v", g, w)
 		}
 		sameLosses(t, wantLoss, readLosses(t, dir))
+		sameRuns(t, got, want)
+		sameEvents(t, dir, ref, "epoch_end")
 	})
 }
 
