@@ -61,7 +61,13 @@ func (o Observer) runStart(run string, start, total int) {
 
 // StepInfo is passed to Observer.Step after every optimisation step.
 type StepInfo struct {
-	Run        string
+	Run string
+	// RunIndex is the run's place in the experiment (1-based) of Runs.
+	RunIndex, Runs int
+	// SoFar is the experiment's time in this process; Left estimates the
+	// training time still to come from the share of steps done (runs
+	// finished earlier count as done; evaluations are not included).
+	SoFar, Left time.Duration
 	Step       int // 1-based count of finished steps
 	TotalSteps int
 	Epoch      int // 1-based
@@ -166,8 +172,10 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	}
 
 	var results []RunResult
-	for _, sp := range specs {
-		rr, err := runOne(ctx, &cfg, ds, sp, dir, opt.Observer)
+	prog := &progress{runs: len(specs), start: time.Now()}
+	for i, sp := range specs {
+		prog.index = i + 1
+		rr, err := runOne(ctx, &cfg, ds, sp, dir, opt.Observer, prog)
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +275,25 @@ func optimParams(ps []*model.Param) []optim.Param {
 }
 
 // runOne trains and evaluates one run, or loads its result if it finished.
-func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string, obs Observer) (*RunResult, error) {
+// progress is where an experiment stands: run index of runs, since start.
+type progress struct {
+	index, runs int
+	start       time.Time
+}
+
+// eta returns the time so far and an estimate of the time left after step
+// of total steps of the current run (every run of an experiment has the
+// same number of steps).
+func (p *progress) eta(step, total int) (soFar, left time.Duration) {
+	soFar = time.Since(p.start)
+	done := float64((p.index-1)*total+step) / float64(p.runs*total)
+	if done <= 0 {
+		return soFar, 0
+	}
+	return soFar, time.Duration(float64(soFar) * (1 - done) / done)
+}
+
+func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string, obs Observer, prog *progress) (*RunResult, error) {
 	rdir := filepath.Join(dir, "runs", sp.ID())
 	resPath := filepath.Join(rdir, "result.json")
 	var done RunResult
@@ -284,6 +310,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string
 	if err != nil {
 		return nil, err
 	}
+	r.prog = prog
 	mw, err := openMetrics(filepath.Join(rdir, "metrics.jsonl"), filepath.Join(dir, "metrics.jsonl"))
 	if err != nil {
 		return nil, err

@@ -120,7 +120,12 @@ func hookMetrics(r *run) error {
 // hookObserver tells the caller's Observer about the step.
 func hookObserver(r *run) error {
 	if r.obs.Step != nil {
-		r.obs.Step(StepInfo{Run: r.spec.ID(), Step: r.step, TotalSteps: r.total, Epoch: r.epoch(), Loss: r.res.Loss, Elapsed: time.Duration(r.elapsed() * float64(time.Second))})
+		si := StepInfo{Run: r.spec.ID(), Step: r.step, TotalSteps: r.total, Epoch: r.epoch(), Loss: r.res.Loss, Elapsed: time.Duration(r.elapsed() * float64(time.Second))}
+		if r.prog != nil {
+			si.RunIndex, si.Runs = r.prog.index, r.prog.runs
+			si.SoFar, si.Left = r.prog.eta(r.step, r.total)
+		}
+		r.obs.Step(si)
 	}
 	return nil
 }

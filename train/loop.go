@@ -107,6 +107,7 @@ type run struct {
 	// statefulHooks are the hooks whose state a checkpoint keeps, by name.
 	statefulHooks map[string]Stateful
 	sel           *selectHook // model selection (eval.select_every), or nil
+	prog          *progress   // where the experiment stands, or nil
 
 	step, total, bpe int
 	idx              []int      // the batch of the last step

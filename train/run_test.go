@@ -315,3 +315,29 @@ func TestDamagedCheckpointIsRefused(t *testing.T) {
 		t.Error("the damaged checkpoint was changed")
 	}
 }
+
+// TestObserverSeesWhereTheExperimentStands: every step reports its run's
+// place among the runs, and the estimate of the time left reaches 0 at the
+// last step of the last run.
+func TestObserverSeesWhereTheExperimentStands(t *testing.T) {
+	cfg := mustParse(t, tinySynthetic, `samplers=[{kind: uniform}, {kind: knn, refresh_every: 2}]`)
+	var seen []StepInfo
+	obs := Observer{Step: func(s StepInfo) { seen = append(seen, s) }}
+	if _, err := Run(context.Background(), cfg, Options{OutDir: t.TempDir(), Observer: obs}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 4*9 {
+		t.Fatalf("%d steps observed, want 36", len(seen))
+	}
+	for i, s := range seen {
+		if want := i/9 + 1; s.RunIndex != want || s.Runs != 4 {
+			t.Fatalf("step %d: run %d of %d, want %d of 4", i, s.RunIndex, s.Runs, want)
+		}
+		if s.SoFar < 0 || s.Left < 0 {
+			t.Fatalf("step %d: so far %v, left %v", i, s.SoFar, s.Left)
+		}
+	}
+	if last := seen[len(seen)-1]; last.Left != 0 {
+		t.Errorf("time left at the last step: %v", last.Left)
+	}
+}

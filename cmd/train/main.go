@@ -169,8 +169,10 @@ func progressHooks(tty bool) train.Observer {
 	}
 	h.Step = func(s train.StepInfo) {
 		endEval()
+		where := fmt.Sprintf("run %d/%d %s", s.RunIndex, s.Runs, s.Run)
+		clock := fmt.Sprintf("%s so far, ~%s left", s.SoFar.Round(time.Second), s.Left.Round(time.Second))
 		if bar != nil {
-			bar.Describe(fmt.Sprintf("%s epoch %d loss %.4f", s.Run, s.Epoch, s.Loss))
+			bar.Describe(fmt.Sprintf("%s epoch %d loss %.4f (%s)", where, s.Epoch, s.Loss, clock))
 			_ = bar.Set(s.Step)
 			return
 		}
@@ -178,7 +180,7 @@ func progressHooks(tty bool) train.Observer {
 			perEpoch = s.Step - 1
 		}
 		if s.Step == s.TotalSteps || (perEpoch > 0 && s.Step%perEpoch == 0) || s.Step == 1 {
-			logf(fmt.Sprintf("%s: step %d/%d epoch %d loss %.4f (%.1fs)", s.Run, s.Step, s.TotalSteps, s.Epoch, s.Loss, s.Elapsed.Seconds()))
+			logf(fmt.Sprintf("%s: step %d/%d epoch %d loss %.4f (%.1fs; experiment %s)", where, s.Step, s.TotalSteps, s.Epoch, s.Loss, s.Elapsed.Seconds(), clock))
 		}
 	}
 	h.Eval = func(run string, done, total int, elapsed time.Duration) {
