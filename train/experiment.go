@@ -68,11 +68,11 @@ type StepInfo struct {
 	// training time still to come from the share of steps done (runs
 	// finished earlier count as done; evaluations are not included).
 	SoFar, Left time.Duration
-	Step       int // 1-based count of finished steps
-	TotalSteps int
-	Epoch      int // 1-based
-	Loss       float64
-	Elapsed    time.Duration
+	Step        int // 1-based count of finished steps
+	TotalSteps  int
+	Epoch       int // 1-based
+	Loss        float64
+	Elapsed     time.Duration
 }
 
 // EvalRecord is one evaluation during or at the end of a run.
