@@ -156,6 +156,10 @@ type AugmentSpec struct {
 
 // TrainConfig holds the optimisation settings.
 type TrainConfig struct {
+	// Epochs is the length of training. 0 trains no step: every run's
+	// protocol scores the initial (untrained) encoder of its seed, a
+	// reference point; the run still writes the run directory, and a
+	// checkpoint of step 0 that -evaluate and -embed read.
 	Epochs    int     `yaml:"epochs"`
 	BatchSize int     `yaml:"batch_size"`
 	LR        float64 `yaml:"lr"`
@@ -333,7 +337,9 @@ func (c *Config) Validate() error {
 		}
 		add(s.Validate(key))
 	}
-	add(positive("train.epochs", c.Train.Epochs))
+	if c.Train.Epochs < 0 {
+		errs = append(errs, fmt.Sprintf("train.epochs: must be >= 0 (0: evaluate the untrained encoder), got %d", c.Train.Epochs))
+	}
 	add(positive("train.batch_size", c.Train.BatchSize))
 	if !(c.Train.LR > 0) || math.IsInf(c.Train.LR, 0) {
 		errs = append(errs, fmt.Sprintf("train.lr: must be a positive number, got %v", c.Train.LR))

@@ -24,7 +24,7 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 		{"wrong type bool", minimalTU + "export_embeddings: maybe\n", nil, []string{"export_embeddings", "true or false"}},
 		{"wrong type list", minimalTU + "seeds: 3\n", nil, []string{"seeds", "expected a list"}},
 		{"bad enum", minimalTU + "samplers: [{kind: fancy}]\n", nil, []string{"samplers[0].kind", "fancy", "uniform, knn, batchsampler"}},
-		{"out of range", minimalTU + "train: {epochs: 0}\n", nil, []string{"train.epochs (line 4): must be a positive integer, got 0"}},
+		{"out of range", minimalTU + "train: {epochs: -1}\n", nil, []string{"train.epochs (line 4): must be >= 0 (0: evaluate the untrained encoder), got -1"}},
 		{"out of range by -set", minimalTU, []string{"train.batch_size=-5"}, []string{"train.batch_size (-set train.batch_size=-5): must be a positive integer, got -5"}},
 		{"list entry out of range", minimalTU + "samplers:\n  - {kind: uniform}\n  - {kind: batchsampler, m: 3, k: 5}\n", nil, []string{"samplers[1].m (line 6): must be >= k (5), got 3"}},
 		{"alpha range", minimalTU + "samplers: [{kind: batchsampler, m: 10, k: 5, alpha: 1.5}]\n", nil, []string{"samplers[0].alpha.start", "[0, 1]"}},

@@ -287,7 +287,7 @@ type progress struct {
 func (p *progress) eta(step, total int) (soFar, left time.Duration) {
 	soFar = time.Since(p.start)
 	done := float64((p.index-1)*total+step) / float64(p.runs*total)
-	if done <= 0 {
+	if !(done > 0) { // also no steps at all (train.epochs: 0): 0/0
 		return soFar, 0
 	}
 	return soFar, time.Duration(float64(soFar) * (1 - done) / done)

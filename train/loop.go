@@ -167,7 +167,14 @@ func (r *run) runHooksFrom(when When, from string) error {
 // elapsed is the run's training time so far, over all its processes.
 func (r *run) elapsed() float64 { return r.base + time.Since(r.start).Seconds() }
 
-func (r *run) epoch() int { return (r.step-1)/r.bpe + 1 }
+// epoch is the 1-based epoch of the last finished step (0 before the first
+// step, also when there is none: train.epochs 0).
+func (r *run) epoch() int {
+	if r.step <= 0 || r.bpe <= 0 {
+		return 0
+	}
+	return (r.step-1)/r.bpe + 1
+}
 
 // train runs the loop from r.step to the end and makes sure a checkpoint of
 // the finished training exists (so that an interrupted final evaluation
@@ -176,6 +183,9 @@ func (r *run) epoch() int { return (r.step-1)/r.bpe + 1 }
 func (r *run) train(ctx context.Context) error {
 	r.ctx = ctx
 	r.obs.runStart(r.spec.ID(), r.step, r.total)
+	if r.total == 0 {
+		r.obs.logf("%s: train.epochs is 0: no training step; the protocol scores the initial encoder", r.spec.ID())
+	}
 	r.start, r.base = time.Now(), r.trainSeconds
 	trainable := 0
 	for _, p := range r.method.Params() {

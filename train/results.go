@@ -127,6 +127,9 @@ func (r *Results) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f±%.2f | %d | %.1f | %.1f | %.1f%% | %s |\n",
 			e.Dataset, e.Sampler, e.Loss, e.Metric, e.Mean, e.Std, len(e.PerSeed), e.TrainSeconds, e.EvalSeconds, 100*e.SamplerShare, fn)
 	}
+	if r.untrained() {
+		b.WriteString("\nNo training step (train.epochs: 0): the scores are those of the untrained encoders.\n")
+	}
 	var cmp []string
 	for _, e := range r.Results {
 		if c := e.Comparison; c != nil {
@@ -150,6 +153,16 @@ func (r *Results) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// untrained reports whether no run of r trained a step (train.epochs: 0).
+func (r *Results) untrained() bool {
+	for _, run := range r.Runs {
+		if run.Steps != 0 {
+			return false
+		}
+	}
+	return len(r.Runs) > 0
 }
 
 func writeResults(dir string, r *Results) error {

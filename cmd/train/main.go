@@ -4,6 +4,19 @@
 //	go run ./cmd/train                                  # embedded demo on generated graphs
 //	go run ./cmd/train -config configs/graphcl-mutag.yaml -set seeds=[0,1] -out runs/mutag
 //	go run ./cmd/train -resume runs/mutag               # continue an interrupted run
+//	go run ./cmd/train -evaluate runs/mutag [-set eval.folds=5]  # score the trained runs again
+//	go run ./cmd/train -embed runs/mutag/runs/uniform-seed0 -o mutag.npy [-set data.*=...] [-split train] [-repr encoder]
+//
+// -evaluate DIR restores every run of DIR from its checkpoint and scores it
+// with DIR/config.yaml's protocol (or with -set eval.* overrides); it prints
+// the results table and writes config.yaml, results.json and results.md to
+// DIR/evaluations/<time>/ (or -out), never touching DIR's own files.
+//
+// -embed DIR/runs/<id> loads the run's encoder and writes the embeddings of
+// a dataset — the run's, or another of the same modality given by -set
+// data.* overrides (data.root, data.name, data.path, ...) — as an N×d
+// float32 NumPy array to -o FILE.npy, and the labels, when the split has
+// any, to FILE_labels.npy (int64).
 package main
 
 import (
@@ -50,6 +63,11 @@ func run(args []string) error {
 	resume := fs.String("resume", "", "continue the run in this directory")
 	printCfg := fs.Bool("print-config", false, "print the resolved config and exit")
 	plots := fs.String("plots", "", "redraw DIR/plots/*.png from DIR/metrics.jsonl of a finished run directory and exit")
+	evaluate := fs.String("evaluate", "", "score the trained runs of run directory `DIR` again from their checkpoints (-set eval.* to change the protocol); writes DIR/evaluations/<time>/ or -out")
+	embed := fs.String("embed", "", "write the embeddings of the encoder trained by run `DIR/runs/<id>` to -o (-set data.* to embed another dataset)")
+	split := fs.String("split", "train", "with -embed: the `split` to embed (train; test for images; sts-dev.1, ... for text)")
+	repr := fs.String("repr", "encoder", "with -embed: the `representation`: encoder, projection (bag for text)")
+	npyOut := fs.String("o", "", "with -embed: the output `FILE.npy` (N×d float32; labels to FILE_labels.npy)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable; value in YAML syntax)")
 	if err := fs.Parse(args); err != nil {
@@ -57,6 +75,35 @@ func run(args []string) error {
 			return nil // -h: the usage was printed; not an error
 		}
 		return err
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q: expected flags only", fs.Args())
+	}
+	for _, name := range []string{"split", "repr", "o"} {
+		if given[name] && *embed == "" {
+			return fmt.Errorf("-%s goes with -embed", name)
+		}
+	}
+	if *evaluate != "" || *embed != "" {
+		for _, name := range []string{"config", "resume", "plots", "print-config"} {
+			if given[name] {
+				return fmt.Errorf("-%s does not go with -evaluate or -embed: they read the run directory's config.yaml", name)
+			}
+		}
+		if *evaluate != "" && *embed != "" {
+			return errors.New("give -evaluate or -embed, not both")
+		}
+	}
+	if *evaluate != "" {
+		return runEvaluate(*evaluate, sets, *out)
+	}
+	if *embed != "" {
+		if given["out"] {
+			return errors.New("-embed writes to -o FILE.npy, not -out")
+		}
+		return runEmbed(*embed, sets, *split, *repr, *npyOut)
 	}
 	if *plots != "" {
 		if err := train.WritePlots(*plots); err != nil {
@@ -114,6 +161,49 @@ func run(args []string) error {
 	return nil
 }
 
+// runEvaluate scores the trained runs of dir again (train.Evaluate) and
+// writes the evaluation to out (default dir/evaluations/<time>).
+func runEvaluate(dir string, sets []string, out string) error {
+	if out == "" {
+		out = filepath.Join(dir, "evaluations", time.Now().Format("20060102-150405"))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	obs := progressHooks(term.IsTerminal(int(os.Stderr.Fd())))
+	res, err := train.Evaluate(ctx, dir, sets, train.Options{OutDir: out, Observer: obs})
+	if err != nil {
+		return err
+	}
+	fmt.Println(res.Markdown())
+	fmt.Fprintf(os.Stderr, "evaluation: %s\n", filepath.Join(out, "results.md"))
+	return nil
+}
+
+// runEmbed writes the embeddings of a run's encoder (train.Embed) to out.
+func runEmbed(run string, sets []string, split, repr, out string) error {
+	if out == "" {
+		return errors.New("-embed needs -o FILE.npy, the file to write")
+	}
+	if !strings.HasSuffix(out, ".npy") {
+		return fmt.Errorf("-o %s: expected a .npy file name", out)
+	}
+	e, err := train.Embed(run, train.EmbedOptions{Sets: sets, Split: split, Repr: repr})
+	if err != nil {
+		return err
+	}
+	written, err := e.WriteNPY(out)
+	if err != nil {
+		return err
+	}
+	labels := "; no labels"
+	if len(written) > 1 {
+		labels = "; labels: " + written[1]
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s: %d×%d float32, the %s embeddings of %s (split %s) by run %s at step %d%s\n",
+		written[0], e.N, e.D, repr, e.Dataset, split, e.Run, e.Step, labels)
+	return nil
+}
+
 // progressHooks shows a progress bar on a terminal and plain log lines
 // otherwise: one per epoch, and during an evaluation one per tenth done, at
 // most one per evalLogEvery.
@@ -159,6 +249,10 @@ func progressHooks(tty bool) train.Observer {
 	}}
 	h.RunStart = func(run string, start, total int) {
 		endEval()
+		if total == 0 { // train.epochs: 0, nothing to show
+			bar = nil
+			return
+		}
 		if tty {
 			bar = newBar(total, run, true)
 			_ = bar.Set(start)
