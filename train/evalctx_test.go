@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -93,8 +94,10 @@ func TestInterruptDuringFinalEvaluation(t *testing.T) {
 			if !strings.Contains(err.Error(), "uniform-seed1: interrupted during evaluation") || !strings.Contains(err.Error(), "-resume evaluates again") {
 				t.Errorf("message: %v", err)
 			}
-			if calls != 1 {
-				t.Errorf("%d Eval calls after the cancellation at the first, want 1", calls)
+			// The folds run on parallel workers: a fit already under way when
+			// the first call cancelled may still report; none starts after.
+			if calls < 1 || calls > 1+runtime.GOMAXPROCS(0) {
+				t.Errorf("%d Eval calls after the cancellation at the first, want at most %d (1 + the fits already under way)", calls, 1+runtime.GOMAXPROCS(0))
 			}
 			if _, err := os.Stat(filepath.Join(rdir, "result.json")); err == nil {
 				t.Error("an interrupted evaluation wrote result.json")
