@@ -166,12 +166,11 @@ func evaluateRun(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir s
 	return rr, nil
 }
 
-// finalScore is the score a run reports at the end of its training (see
-// runOne): the protocol's score of the final parameters or, with model
-// selection, of the selected ones (the final ones' detail under
-// "<key>_final", the selected step under "best_step"), with the untrained
-// reference scores in the detail. TestEvaluateGivesTheRecordedScores keeps
-// the two in step.
+// finalScore is the score a run reports at the end of its training (runOne)
+// and when it is evaluated again (Evaluate): the protocol's score of the
+// final parameters or, with model selection, of the selected ones (the
+// final ones' detail under "<key>_final", the selected step under
+// "best_step"), with the untrained reference scores in the detail.
 func (r *run) finalScore(untrained map[string]any) (Score, error) {
 	sc, err := r.evaluate()
 	if err != nil {

@@ -339,47 +339,17 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string
 	}
 	obs.logf("%s: evaluating (eval.kind %s)", sp.ID(), cfg.Eval.Kind)
 	t0 := time.Now()
-	env, err := r.evalEnv()
+	sc, err := r.finalScore(untrained)
 	if err != nil {
 		return nil, evalFailed(err)
 	}
-	sc, err := r.protocol.Evaluate(env)
-	if err != nil {
-		return nil, evalFailed(err)
-	}
-	detail := map[string]any{}
-	for k, v := range sc.Detail {
-		detail[k] = v
-	}
-	if r.sel != nil && r.sel.step >= 0 {
-		for k, v := range sc.Detail {
-			detail[k+"_final"] = v
-		}
-		// Report the selected parameters; the final ones stay in the model.
-		r.sel.swap()
-		best, err := r.evalEnv()
-		if err == nil {
-			sc, err = r.protocol.Evaluate(best)
-		}
-		r.sel.swap()
-		if cancelledBy(ctx, err) {
-			return nil, evalFailed(err)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: evaluate the selected parameters (step %d): %w", sp.ID(), r.sel.step, r.diverged(err))
-		}
-		for k, v := range sc.Detail {
-			detail[k] = v
-		}
-		detail["best_step"] = r.sel.step
-	}
-	for k, v := range untrained {
-		detail[k] = v
-	}
-	sc.Detail = detail
 	evalSec := time.Since(t0).Seconds()
 	if cfg.ExportEmbeddings {
-		if err := exportNPY(filepath.Join(dir, "embeddings"), sp.ID(), env.Train.Data, env.Train.N, env.Train.D, ds.Labels()); err != nil {
+		emb, err := r.method.Embed("train", "encoder")
+		if err != nil {
+			return nil, fmt.Errorf("%s: export embeddings: %w", sp.ID(), err)
+		}
+		if err := exportNPY(filepath.Join(dir, "embeddings"), sp.ID(), emb.Data, emb.N, emb.D, ds.Labels()); err != nil {
 			return nil, err
 		}
 	}
