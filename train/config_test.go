@@ -46,6 +46,7 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 		{"protocol of another modality", minimalTU + "eval: {kind: sts}\n", nil, []string{`eval.kind (line 4): "sts" is not allowed for modality graph; allowed values: svm`}},
 		{"selection without a dev set", minimalTU + "eval: {select_every: 5}\n", nil, []string{"eval.select_every (line 4): eval.kind svm has no development set"}},
 		{"synthetic graphs", "data: {source: synthetic, synthetic: {graphs: 10, classes: 2, min_nodes: 0, max_nodes: 9}}\n", nil, []string{"data.synthetic.min_nodes (line 1): must be at least"}},
+		{"generated images", "modality: image\ndata: {image: {size: 4, noise: 2}}\n", nil, []string{"data.image.size", "8..1024", "data.image.noise"}},
 		{"bad optimizer", minimalTU + "optim: {kind: adan}\n", nil, []string{`optim.kind (line 4): "adan" is not allowed`, "adam, adamw, sgd, lars"}},
 		{"bad schedule", minimalTU + "optim: {schedule: {kind: step}}\n", nil, []string{"optim.schedule.kind"}},
 	}

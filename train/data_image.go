@@ -68,8 +68,15 @@ func validateImageData(c *Config) []string {
 	if d.Source == "synthetic" {
 		add(positive("data.image.images", d.Image.Images))
 		add(positive("data.image.test_images", d.Image.TestImages))
-		add(positive("data.image.classes", d.Image.Classes))
-		add(positive("data.image.size", d.Image.Size))
+		if d.Image.Classes < 1 || d.Image.Classes > data.NumSynthImageClasses {
+			errs = append(errs, fmt.Sprintf("data.image.classes: must be in 1..%d (shape and colour classes of the generated images), got %d", data.NumSynthImageClasses, d.Image.Classes))
+		}
+		if d.Image.Size < 8 || d.Image.Size > 1024 {
+			errs = append(errs, fmt.Sprintf("data.image.size: must be in 8..1024 pixels, got %d", d.Image.Size))
+		}
+		if !(d.Image.Noise >= 0 && d.Image.Noise <= 1) {
+			errs = append(errs, fmt.Sprintf("data.image.noise: must be in [0, 1], got %v", d.Image.Noise))
+		}
 	}
 	if c.Train.BatchSize < 2 {
 		errs = append(errs, fmt.Sprintf("train.batch_size: BatchNorm needs at least 2 images, got %d", c.Train.BatchSize))
