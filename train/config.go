@@ -272,18 +272,24 @@ func (c *Config) SamplerList() []sampler.Spec {
 	}
 }
 
+// problems collects the messages of a validation.
+type problems []string
+
+// add records err, if any.
+func (p *problems) add(err error) {
+	if err != nil {
+		*p = append(*p, err.Error())
+	}
+}
+
 func oneOf(key, v string, allowed ...string) error { return yamlcfg.OneOf(key, v, allowed...) }
 
 func positive(key string, v int) error { return yamlcfg.Positive(key, v) }
 
 // Validate checks every value and returns the first error, naming its key.
 func (c *Config) Validate() error {
-	var errs []string
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
+	var errs problems
+	add := errs.add
 	add(oneOf("modality", c.Modality, keys(dataSpecs)...))
 	if c.Method == "" {
 		c.Method = defaultMethod[c.Modality]

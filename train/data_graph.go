@@ -44,12 +44,8 @@ func DefaultConfig() Config {
 
 // validateGraphData checks the data keys the graph modality reads.
 func validateGraphData(c *Config) []string {
-	var errs []string
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
+	var errs problems
+	add := errs.add
 	add(oneOf("data.source", c.Data.Source, "tu", "gin", "synthetic"))
 	if c.Data.Source != "synthetic" && c.Data.Path == "" {
 		errs = append(errs, "data.path: required for source "+c.Data.Source+" (a directory for tu, a file for gin)")

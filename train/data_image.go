@@ -51,12 +51,8 @@ func defaultImageConfig() Config {
 
 // validateImageData checks the data keys the image modality reads.
 func validateImageData(c *Config) []string {
-	var errs []string
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
+	var errs problems
+	add := errs.add
 	d := c.Data
 	add(oneOf("data.source", d.Source, "cifar10", "cifar100", "cifar100-coarse", "idx", "synthetic"))
 	if d.Source != "synthetic" && d.Path == "" {

@@ -297,12 +297,8 @@ func tfidfVocab(pairs []data.STSPair, corpus []string, vocab *data.Vocab) (float
 
 // validateTextData checks the data keys the text modality reads.
 func validateTextData(c *Config) []string {
-	var errs []string
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
+	var errs problems
+	add := errs.add
 	t := c.Data.Text
 	add(oneOf("data.source", c.Data.Source, "corpus"))
 	if len(t.Corpus) == 0 {

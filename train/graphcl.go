@@ -27,12 +27,8 @@ var (
 
 // validateGIN checks the model keys of a GIN encoder.
 func validateGIN(c *Config) []string {
-	var errs []string
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
+	var errs problems
+	add := errs.add
 	add(oneOf("model.kind", c.Model.Kind, "gin"))
 	add(positive("model.hidden", c.Model.Hidden))
 	add(positive("model.layers", c.Model.Layers))

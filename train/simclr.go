@@ -24,12 +24,8 @@ func init() {
 // validateResNet checks the model and augment keys of a ResNet encoder
 // with image views.
 func validateResNet(c *Config) []string {
-	var errs []string
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
+	var errs problems
+	add := errs.add
 	add(oneOf("model.kind", c.Model.Kind, "resnet"))
 	if _, err := model.ResNetPreset(c.Model.Arch); err != nil {
 		errs = append(errs, "model.arch: "+err.Error())

@@ -158,12 +158,8 @@ func (t *simCSE) Embed(split, which string) (sampler.Embeddings, error) {
 
 // validateTextModel checks the model keys of the text encoder.
 func validateTextModel(c *Config) []string {
-	var errs []string
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
+	var errs problems
+	add := errs.add
 	add(oneOf("model.kind", c.Model.Kind, "mlp"))
 	add(positive("model.hidden", c.Model.Hidden))
 	if c.Model.ProjDim < 0 {

@@ -63,12 +63,8 @@ func (c *Config) validateTextOptions() []string {
 		}
 		return nil
 	}
-	var errs []string
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
+	var errs problems
+	add := errs.add
 	prob := func(key string, p float64) {
 		if !(p >= 0 && p < 1) {
 			errs = append(errs, fmt.Sprintf("%s: must be in [0, 1), got %v", key, p))
