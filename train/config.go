@@ -2,8 +2,15 @@
 // (method.go: graphs, images and text; GraphCL, SimCLR, SimCSE; SVM
 // cross-validation, linear probe, STS), runs the training loop with its
 // named hooks (loop.go, hooks.go), checkpoints, and writes the run
-// directory: config.yaml, metrics.jsonl, results.json, results.md and
-// plots/.
+// directory: config.yaml, provenance.json, metrics.jsonl, metrics.csv,
+// results.json, results.md and plots/. Evaluate scores a finished run
+// directory again and Embed writes a trained encoder's embeddings of any
+// dataset of its modality.
+//
+// A method, a dataset kind or an evaluation protocol is added by a file
+// with a type implementing Method, Dataset or Protocol and one
+// RegisterMethod, RegisterData or RegisterProtocol call; the loop needs no
+// edit (see the README's "How it fits together").
 package train
 
 import (
