@@ -51,3 +51,10 @@ simclr-cifar10-subset:
 .PHONY: demo-sampler
 demo-sampler:
 	$(GO) run ./cmd/samplerdemo -config configs/demo-sampler.yaml -out $(OUT)/demo-sampler
+
+## results: regenerate the recorded runs behind the README (results/; hours on 2 cores: see results/README.md)
+.PHONY: results results-graphs results-text results-vision
+results:
+	scripts/regenerate-results.sh all
+results-graphs results-text results-vision:
+	scripts/regenerate-results.sh $(subst results-,,$@)
