@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,53 +10,9 @@ import (
 	"testing"
 
 	"github.com/batchsampler-go/batchsampler/data"
+	"github.com/batchsampler-go/batchsampler/internal/testenv"
 	"github.com/batchsampler-go/batchsampler/train"
 )
-
-// tinyTUZip returns the zip of a small valid TU dataset NAME, laid out as
-// the TU server's zips are (a NAME/ folder): 12 graphs in two classes,
-// cycles (label 1) and stars (label 2) of 4 to 6 nodes, with node labels.
-func tinyTUZip(t *testing.T, name string) []byte {
-	t.Helper()
-	var a, ind, glab, nlab strings.Builder
-	node := 0 // last global node id (TU ids are 1-based)
-	for g := 1; g <= 12; g++ {
-		n := 4 + g%3
-		first := node + 1
-		star := g%2 == 0
-		for i := 0; i < n; i++ {
-			node++
-			fmt.Fprintln(&ind, g)
-			label := 0
-			if star && i == 0 {
-				label = 1
-			}
-			fmt.Fprintln(&nlab, label)
-		}
-		edge := func(u, v int) { fmt.Fprintf(&a, "%d, %d\n%d, %d\n", u, v, v, u) }
-		for i := 1; i < n; i++ {
-			if star {
-				edge(first, first+i)
-			} else {
-				edge(first+i-1, first+i)
-			}
-		}
-		if !star {
-			edge(first+n-1, first)
-		}
-		class := 1
-		if star {
-			class = 2
-		}
-		fmt.Fprintln(&glab, class)
-	}
-	return zipFiles(t, map[string][]byte{
-		name + "/" + name + "_A.txt":               []byte(a.String()),
-		name + "/" + name + "_graph_indicator.txt": []byte(ind.String()),
-		name + "/" + name + "_graph_labels.txt":    []byte(glab.String()),
-		name + "/" + name + "_node_labels.txt":     []byte(nlab.String()),
-	})
-}
 
 // tinyGraphConfig is a graph experiment small enough for a unit test; the
 // dataset comes from the -set overrides the download command prints.
@@ -99,7 +54,7 @@ func printedTrainCommand(t *testing.T, out string) (config string, sets []string
 // command printed: once with -root, once into the default root.
 func TestDownloadThenTrain(t *testing.T) {
 	const name = "TINY"
-	zipped := tinyTUZip(t, name)
+	zipped := testenv.TinyTUZip(t, name)
 	srv := serve(t, "/"+name+".zip", zipped)
 	defer func(f func(string) string) { tuDatasetURL = f }(tuDatasetURL)
 	tuDatasetURL = func(n string) string { return srv.URL + "/" + n + ".zip" }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"archive/zip"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,64 +18,9 @@ import (
 	"codeberg.org/sbinet/npyio/npy"
 
 	"github.com/batchsampler-go/batchsampler/data"
+	"github.com/batchsampler-go/batchsampler/internal/testenv"
 	"github.com/batchsampler-go/batchsampler/train"
 )
-
-// tinyTUZip returns the zip of a small valid TU dataset NAME, laid out as
-// the TU server's zips are (a NAME/ folder): 12 graphs in two classes,
-// cycles (label 1) and stars (label 2) of 4 to 6 nodes, with node labels.
-// (A copy of the helper of cmd/download's tests: a main package's test
-// files cannot be imported.)
-func tinyTUZip(t *testing.T, name string) []byte {
-	t.Helper()
-	var a, ind, glab, nlab strings.Builder
-	node := 0 // last global node id (TU ids are 1-based)
-	for g := 1; g <= 12; g++ {
-		n := 4 + g%3
-		first := node + 1
-		star := g%2 == 0
-		for i := 0; i < n; i++ {
-			node++
-			fmt.Fprintln(&ind, g)
-			label := 0
-			if star && i == 0 {
-				label = 1
-			}
-			fmt.Fprintln(&nlab, label)
-		}
-		edge := func(u, v int) { fmt.Fprintf(&a, "%d, %d\n%d, %d\n", u, v, v, u) }
-		for i := 1; i < n; i++ {
-			if star {
-				edge(first, first+i)
-			} else {
-				edge(first+i-1, first+i)
-			}
-		}
-		if !star {
-			edge(first+n-1, first)
-		}
-		class := 1
-		if star {
-			class = 2
-		}
-		fmt.Fprintln(&glab, class)
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for file, content := range map[string]string{
-		"_A.txt": a.String(), "_graph_indicator.txt": ind.String(), "_graph_labels.txt": glab.String(), "_node_labels.txt": nlab.String(),
-	} {
-		w, err := zw.Create(name + "/" + name + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(content))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 // buildDownload builds cmd/download into dir (a main package cannot be
 // imported by another's tests) and returns the binary's path.
@@ -113,7 +55,7 @@ func TestQuickStart(t *testing.T) {
 	// $BATCHSAMPLER_DATA, which download and train resolve alike.
 	root := filepath.Join(tmp, "data")
 	t.Setenv(data.RootEnv, root)
-	zipped := tinyTUZip(t, "MUTAG")
+	zipped := testenv.TinyTUZip(t, "MUTAG")
 	sum := sha256.Sum256(zipped)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/MUTAG.zip" {
