@@ -3,12 +3,13 @@
 //
 //	go run ./cmd/download -dataset MUTAG [-root DIR] [-sha256 HEX|any] [-url URL] [-keep-zip]
 //	go run ./cmd/download -dataset cifar-10 [-root DIR] [-md5 HEX|any] [-url URL]
+//	go run ./cmd/download -dataset stl-10 [-root DIR] [-md5 HEX|any] [-url URL]
 //
 // A TU Dortmund graph dataset NAME goes to DIR/tu/NAME/NAME_A.txt ...,
-// CIFAR-10 to DIR/cifar-10-batches-bin/ and CIFAR-100 to
-// DIR/cifar-100-binary/: the paths (tu/NAME, cifar-10-batches-bin,
-// cifar-100-binary) that the configs' data.path gives relative to
-// data.root. DIR defaults to train's default data root,
+// CIFAR-10 to DIR/cifar-10-batches-bin/, CIFAR-100 to
+// DIR/cifar-100-binary/ and STL-10 to DIR/stl10_binary/: the paths
+// (tu/NAME, cifar-10-batches-bin, cifar-100-binary, stl10_binary) that the
+// configs' data.path gives relative to data.root. DIR defaults to train's default data root,
 // data.DefaultRoot(): $BATCHSAMPLER_DATA, else ../shared/data when it
 // exists, else the user cache directory (~/.cache/batchsampler/data on
 // Linux). On success the command prints the train command to run; when
@@ -21,8 +22,11 @@
 // public repository, not on the TU server's files: if the server serves a
 // re-packed zip the check fails and the error shows the checksum received,
 // which -sha256 HEX pins (-sha256 any skips the check). A CIFAR archive's
-// md5 is checked against the one its site publishes (or -md5). The command
-// prints the checksum of every archive it downloads.
+// md5 is checked against the one its site publishes, the STL-10 archive's
+// against the one torchvision records (or -md5). The command prints the
+// checksum of every archive it downloads. STL-10 (stl10_binary.tar.gz)
+// unpacks to about 3.1 GB; the 2.76 GB unlabeled_X.bin is checked
+// by its size and first images only.
 //
 // Everything is fetched and extracted in a temporary directory beside the
 // target and renamed into place only once the checksum matched and the
@@ -90,6 +94,7 @@ var trainConfigs = map[string]string{
 	"IMDB-BINARY": "configs/graphcl-imdb-b.yaml",
 	"NCI1":        "configs/graphcl-nci1.yaml",
 	"cifar-10":    "configs/simclr-cifar10.yaml",
+	"stl-10":      "configs/simclr-stl10.yaml",
 }
 
 // tuDatasetURL is the address of a TU dataset's zip (a variable for tests).
@@ -102,11 +107,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("download", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned; -h prints the help to stdout
 	fs.Usage = func() {}
-	name := fs.String("dataset", "", "dataset `NAME`: a TU dataset (MUTAG, IMDB-BINARY, NCI1, ...), cifar-10 or cifar-100 (required)")
+	name := fs.String("dataset", "", "dataset `NAME`: a TU dataset (MUTAG, IMDB-BINARY, NCI1, ...), cifar-10, cifar-100 or stl-10 (required)")
 	root := fs.String("root", "", "data `DIR`, the data.root train reads (default: train's default data root, see above)")
 	dir := fs.String("dir", "", "alias of -root: the data `DIR` (not the dataset's own directory)")
 	sum := fs.String("sha256", "", "expected sha256 (`HEX`) of a TU zip, or \"any\" to skip the check (default: the built-in checksum for MUTAG, IMDB-BINARY and NCI1 when -url is not given)")
-	md5sum := fs.String("md5", "", "expected md5 (`HEX`) of a CIFAR archive, or \"any\" to skip the check (default: the published one when -url is not given)")
+	md5sum := fs.String("md5", "", "expected md5 (`HEX`) of a CIFAR or STL-10 archive, or \"any\" to skip the check (default: the published one when -url is not given)")
 	rawURL := fs.String("url", "", "`URL` to fetch instead of the dataset's own address")
 	keep := fs.Bool("keep-zip", false, "keep a TU zip beside the dataset, as DIR/tu/NAME.zip")
 	if err := fs.Parse(args); err != nil {
@@ -132,12 +137,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cifar, ok := cifarName(*name); ok {
 		return fetchCIFAR(ctx, cifar, *root, defaultRoot, *rawURL, *md5sum, stdout)
 	}
+	if isSTL10(*name) {
+		return fetchSTL10(ctx, *root, defaultRoot, *rawURL, *md5sum, stdout)
+	}
 	if !validName.MatchString(*name) {
 		what := fmt.Sprintf("-dataset %q is not a dataset name", *name)
 		if *name == "" {
 			what = "-dataset is required"
 		}
-		return usageError{fmt.Errorf("%s: expected a TU dataset name (letters, digits, '_', '-', '.') or a CIFAR one; download fetches\n%s", what, datasetList())}
+		return usageError{fmt.Errorf("%s: expected a TU dataset name (letters, digits, '_', '-', '.'), a CIFAR one or stl-10; download fetches\n%s", what, datasetList())}
 	}
 	return fetchTU(ctx, *name, *root, defaultRoot, *rawURL, *sum, *keep, stdout)
 }
@@ -154,6 +162,12 @@ func cifarName(s string) (string, bool) {
 	return "", false
 }
 
+// isSTL10 reports whether s names STL-10 (stl-10, stl10, STL-10, ...).
+func isSTL10(s string) bool {
+	n := strings.ToLower(s)
+	return n == "stl-10" || n == "stl10"
+}
+
 func printHelp(w io.Writer, fs *flag.FlagSet) {
 	root, source := data.DefaultRootSource()
 	fmt.Fprintf(w, `usage: download -dataset NAME [-root DIR] [-sha256 HEX|any] [-md5 HEX|any] [-url URL] [-keep-zip]
@@ -163,6 +177,7 @@ checksum, extracts it safely and prints the train command to run:
   TU dataset NAME  ->  DIR/tu/NAME/NAME_A.txt, ...  (a config's data.path tu/NAME)
   cifar-10         ->  DIR/cifar-10-batches-bin/    (data.path cifar-10-batches-bin)
   cifar-100        ->  DIR/cifar-100-binary/        (data.path cifar-100-binary)
+  stl-10           ->  DIR/stl10_binary/            (data.path stl10_binary)
 DIR defaults to train's default data.root: $%s, else %s if it
 exists, else the user cache directory (~/.cache/batchsampler/data on Linux).
 Here that is %s (%s).
@@ -209,6 +224,7 @@ func listDatasets(w io.Writer) {
 		u, md5, _ := data.CIFARURL(n)
 		row(n, u, "md5 "+md5)
 	}
+	row("stl-10", data.STL10URL, "md5 "+data.STL10MD5+" (unpacks to 3.1 GB)")
 }
 
 // fetchTU downloads, verifies and extracts the zip of TU dataset name to
@@ -351,6 +367,82 @@ func fetchCIFAR(ctx context.Context, name, root string, defaultRoot bool, rawURL
 	}
 	fmt.Fprintf(stdout, "%s: %d training images %dx%dx%d, %d classes (md5 verified: %v)\n", target, set.N, set.C, set.H, set.W, set.NumClasses, want != "")
 	fmt.Fprintf(stdout, "%s is in %s; train with: %s\n", name, target, trainCommand(name, root, defaultRoot))
+	return nil
+}
+
+// stl10ReadBack is how many images of every split fetchSTL10 reads back.
+const stl10ReadBack = 16
+
+// fetchSTL10 downloads, verifies and extracts the STL-10 binary archive to
+// root/stl10_binary, reading every split's first images back as a check.
+func fetchSTL10(ctx context.Context, root string, defaultRoot bool, rawURL, sum string, stdout io.Writer) error {
+	u, want := data.STL10URL, data.STL10MD5
+	if rawURL != "" {
+		u, want = rawURL, sum
+	} else if sum != "" {
+		want = sum
+	}
+	if want == "any" {
+		want = ""
+	}
+	target := filepath.Join(root, data.STL10Path)
+	st, err := data.NewStaging(target)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	fmt.Fprintf(stdout, "downloading %s\n", u)
+	archive, err := data.DownloadMD5(ctx, u, st.Dir(), want)
+	if err != nil {
+		return err
+	}
+	got, err := data.FileMD5(archive)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "md5 %s  %s\n", got, u)
+	if want != "" {
+		fmt.Fprintln(stdout, "checksum verified")
+	} else {
+		fmt.Fprintf(stdout, "checksum not verified; pin it with -md5 %s\n", got)
+	}
+	extracted := filepath.Join(st.Dir(), "extracted")
+	err = data.ExtractSTL10(archive, extracted)
+	os.Remove(archive) // not needed once extracted; frees its space early
+	if err != nil {
+		return fmt.Errorf("%s (md5 %s) is not a usable archive: %w", u, got, err)
+	}
+	// The official archive holds one folder, stl10_binary/; whatever it is
+	// called, it becomes target.
+	dsDir := extracted
+	if ents, err := os.ReadDir(extracted); err == nil && len(ents) == 1 && ents[0].IsDir() {
+		dsDir = filepath.Join(extracted, ents[0].Name())
+	}
+	// ReadSTL10Dir checks the sizes of the whole files (a whole number of
+	// images, one label for each) and reads the first images only.
+	counts := map[string]int{}
+	var train *data.ImageSet
+	for _, split := range data.STL10Splits {
+		set, err := data.ReadSTL10Dir(dsDir, split, data.STL10Options{Max: stl10ReadBack})
+		if err != nil {
+			return fmt.Errorf("%s: %w", u, err)
+		}
+		if split == "train" {
+			train = set
+		}
+		fi, err := os.Stat(filepath.Join(dsDir, split+"_X.bin"))
+		if err != nil {
+			return fmt.Errorf("%s: %w", u, err)
+		}
+		counts[split] = int(fi.Size() / data.STL10ImageBytes)
+	}
+	if err := st.Commit(dsDir); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d training, %d test and %d unlabeled images %dx%dx%d, %d classes %v (md5 verified: %v)\n",
+		target, counts["train"], counts["test"], counts["unlabeled"], train.C, train.H, train.W, train.NumClasses, train.ClassNames, want != "")
+	fmt.Fprintf(stdout, "stl-10 is in %s; train with: %s\n", target, trainCommand("stl-10", root, defaultRoot))
 	return nil
 }
 
