@@ -267,7 +267,7 @@ func (b *binding) commitStats(mom float64) error {
 	}
 	ups := make([]upd, 0, len(b.calls))
 	for k, c := range b.calls {
-		name := b.params[c.bn.gamma].Name
+		name := b.params[c.bn.runMean].Name // γ may be absent (BatchNorm without affine)
 		mean, v, n, err := c.op.BatchStats()
 		if err != nil {
 			return fmt.Errorf("commit stats: %s (call %d): %w", name, k, err)

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -26,6 +27,10 @@ type ResNetConfig struct {
 	Blocks     []int // BasicBlocks per stage; default 2 per stage
 	ProjHidden int   // projection hidden width; default EmbedDim
 	ProjDim    int   // projection output; default 128
+	// NoHead leaves the projection head out (a method that brings its own
+	// heads, e.g. MoCo v3's MLPs): Params holds the encoder only, Project
+	// is an error and EmbedImages returns no projections.
+	NoHead bool
 	// BNEps and BNMomentum configure every BatchNorm (defaults 1e-5 and
 	// 0.1, PyTorch's; momentum is the weight of the new batch statistics).
 	BNEps, BNMomentum float64
@@ -163,7 +168,9 @@ func NewResNet(cfg ResNetConfig, seed uint64) (*ResNet, error) {
 			in = w
 		}
 	}
-	m.head = p.head(m.EmbedDim(), cfg.ProjHidden, cfg.ProjDim)
+	if !cfg.NoHead {
+		m.head = p.head(m.EmbedDim(), cfg.ProjHidden, cfg.ProjDim)
+	}
 	m.params = p.params
 	return m, nil
 }
@@ -187,8 +194,13 @@ func (m *ResNet) Params() []*Param { return m.params }
 // EmbedDim returns the size of the pooled representation, the last stage's width.
 func (m *ResNet) EmbedDim() int { return m.cfg.Widths[len(m.cfg.Widths)-1] }
 
-// ProjDim returns the size of the projection head's output.
-func (m *ResNet) ProjDim() int { return m.cfg.ProjDim }
+// ProjDim returns the size of the projection head's output (0 without a head).
+func (m *ResNet) ProjDim() int {
+	if m.cfg.NoHead {
+		return 0
+	}
+	return m.cfg.ProjDim
+}
 
 // ForwardFLOPs returns the multiply-adds ×2 of one image's forward pass
 // through the encoder and head, for h×w inputs.
@@ -216,7 +228,9 @@ func (m *ResNet) ForwardFLOPs(h, w int) int64 {
 			in = wd
 		}
 	}
-	f += 2 * int64(m.EmbedDim()*m.cfg.ProjHidden+m.cfg.ProjHidden*m.cfg.ProjDim)
+	if !m.cfg.NoHead {
+		f += 2 * int64(m.EmbedDim()*m.cfg.ProjHidden+m.cfg.ProjHidden*m.cfg.ProjDim)
+	}
 	return f
 }
 
@@ -302,6 +316,9 @@ func (b *ResNetBound) Encode(x *gorgonia.Node, train bool) (*gorgonia.Node, erro
 
 // Project adds the projection head applied to emb (n × EmbedDim).
 func (b *ResNetBound) Project(emb *gorgonia.Node) (*gorgonia.Node, error) {
+	if b.m.cfg.NoHead {
+		return nil, errors.New("resnet project: the network was built without a projection head (NoHead)")
+	}
 	return b.project(emb, b.m.EmbedDim(), b.m.head, b.linear)
 }
 
@@ -324,48 +341,78 @@ func (b *ResNetBound) Grads(dst [][]float32) ([][]float32, error) { return b.gra
 func (b *ResNetBound) CommitStats() error { return b.commitStats(b.m.cfg.BNMomentum) }
 
 // EmbedImages returns evaluation-mode (running BatchNorm statistics)
-// representations (n × EmbedDim) and projections (n × ProjDim) of the n
-// images in pixels (n×C×h×w, float32), computed in batches of batch images
-// through one compiled graph (the last batch is zero-padded).
+// representations (n × EmbedDim) and projections (n × ProjDim; nil without
+// a head) of the n images in pixels (n×C×h×w, float32), computed in batches
+// of batch images through one compiled graph (the last batch is
+// zero-padded).
 func (m *ResNet) EmbedImages(pixels []float32, n, h, w, batch int) (emb, proj []float32, err error) {
 	if m.cfg.Float64 {
 		return nil, nil, fmt.Errorf("resnet embed: %w", errNotFloat32)
 	}
-	size := m.cfg.InChannels * h * w
-	if n <= 0 || len(pixels) != n*size {
-		return nil, nil, fmt.Errorf("resnet embed: %d pixel values for %d images of %d×%d×%d", len(pixels), n, m.cfg.InChannels, h, w)
+	outs, err := RunImageBatches(pixels, n, m.cfg.InChannels, h, w, batch, func(g *gorgonia.ExprGraph, x *gorgonia.Node) ([]*gorgonia.Node, error) {
+		b := m.Bind(g)
+		e, err := b.Encode(x, false)
+		if err != nil || m.cfg.NoHead {
+			return []*gorgonia.Node{e}, err
+		}
+		p, err := b.Project(e)
+		return []*gorgonia.Node{e, p}, err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("resnet embed: %w", err)
+	}
+	if m.cfg.NoHead {
+		return outs[0], nil, nil
+	}
+	return outs[0], outs[1], nil
+}
+
+// RunImageBatches runs, in evaluation mode, a float32 graph over the n
+// images in pixels (n×c×h×w) in batches of batch images: build adds to g
+// the network applied to the batch input x (batch×c×h×w) and returns its
+// outputs, each batch×d; the graph is compiled once and run once per batch
+// (the last batch zero-padded). It returns every output for all n images,
+// n×d row-major each.
+func RunImageBatches(pixels []float32, n, c, h, w, batch int, build func(g *gorgonia.ExprGraph, x *gorgonia.Node) ([]*gorgonia.Node, error)) ([][]float32, error) {
+	size := c * h * w
+	if n <= 0 || size <= 0 || len(pixels) != n*size {
+		return nil, fmt.Errorf("%d pixel values for %d images of %d×%d×%d", len(pixels), n, c, h, w)
 	}
 	if batch <= 0 {
-		return nil, nil, fmt.Errorf("resnet embed: batch %d, want > 0", batch)
+		return nil, fmt.Errorf("batch %d, want > 0", batch)
 	}
 	batch = min(batch, n)
 	g := gorgonia.NewGraph()
-	b := m.Bind(g)
-	x, xv := b.Input(batch, h, w)
-	e, err := b.Encode(x, false)
+	xv := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(batch, c, h, w))
+	x := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(batch, c, h, w), gorgonia.WithName("images.0"), gorgonia.WithValue(xv))
+	nodes, err := build(g, x)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	p, err := b.Project(e)
-	if err != nil {
-		return nil, nil, err
+	dims := make([]int, len(nodes))
+	outs := make([][]float32, len(nodes))
+	for k, nd := range nodes {
+		if s := nd.Shape(); s.Dims() != 2 || s[0] != batch {
+			return nil, fmt.Errorf("output %d has shape %v, want (%d, d)", k, s, batch)
+		}
+		dims[k] = nd.Shape()[1]
+		outs[k] = make([]float32, n*dims[k])
 	}
 	vm := gorgonia.NewTapeMachine(g)
 	defer vm.Close()
-	ed, pd := m.EmbedDim(), m.ProjDim()
-	emb = make([]float32, n*ed)
-	proj = make([]float32, n*pd)
 	buf := xv.Float32s()
 	for lo := 0; lo < n; lo += batch {
 		hi := min(lo+batch, n)
 		copy(buf, pixels[lo*size:hi*size])
 		clear(buf[(hi-lo)*size:])
 		if err := vm.RunAll(); err != nil {
-			return nil, nil, fmt.Errorf("resnet embed: images %d..%d: %w", lo, hi-1, err)
+			return nil, fmt.Errorf("images %d..%d: %w", lo, hi-1, err)
 		}
-		copy(emb[lo*ed:hi*ed], e.Value().Data().([]float32))
-		copy(proj[lo*pd:hi*pd], p.Value().Data().([]float32))
+		for k, nd := range nodes {
+			d := dims[k]
+			copy(outs[k][lo*d:hi*d], nd.Value().Data().([]float32))
+		}
 		vm.Reset()
 	}
-	return emb, proj, nil
+	return outs, nil
 }
