@@ -53,8 +53,8 @@ demo-sampler:
 	$(GO) run ./cmd/samplerdemo -config configs/demo-sampler.yaml -out $(OUT)/demo-sampler
 
 ## results: regenerate the recorded runs behind the README (results/; hours on 2 cores: see results/README.md)
-.PHONY: results results-graphs results-text results-vision
+.PHONY: results results-graphs results-text results-vision results-fashion
 results:
 	scripts/regenerate-results.sh all
-results-graphs results-text results-vision:
+results-graphs results-text results-vision results-fashion:
 	scripts/regenerate-results.sh $(subst results-,,$@)

@@ -2,7 +2,7 @@
 # Regenerates the recorded runs behind the README's tables into results/NAME
 # (config.yaml, provenance.json, results.json, results.md, plots/; the large
 # metrics.jsonl, checkpoints and embeddings are left in $WORK).
-#   scripts/regenerate-results.sh graphs|text|vision|all
+#   scripts/regenerate-results.sh graphs|text|vision|fashion|all
 # Runs one experiment at a time; a finished one is not run again (delete
 # results/NAME to redo it). Long: see the README for the time of each table.
 set -euo pipefail
@@ -47,9 +47,15 @@ text() {
 vision() {
   run simclr-cifar10-subset configs/simclr-cifar10-subset.yaml
   run simclr-cifar10-subset-untrained configs/simclr-cifar10-subset.yaml -set train.epochs=1 -set train.lr=1e-12 -set 'samplers=[{kind: uniform}]'
+  run mocov3-cifar10-subset configs/mocov3-cifar10-subset.yaml
+}
+fashion() { # needs Debian's dataset-fashion-mnist
+  run simclr-fashion-mnist configs/simclr-fashion-mnist.yaml
+  run mocov3-fashion-mnist configs/mocov3-fashion-mnist.yaml
+  run fashion-mnist-untrained configs/simclr-fashion-mnist.yaml -set train.epochs=0 -set 'samplers=[{kind: uniform}]'
 }
 case "${1:-all}" in
-  graphs) graphs ;; text) text ;; vision) vision ;;
-  all) graphs; text; vision ;;
-  *) echo "usage: $0 graphs|text|vision|all" >&2; exit 2 ;;
+  graphs) graphs ;; text) text ;; vision) vision ;; fashion) fashion ;;
+  all) graphs; text; vision; fashion ;;
+  *) echo "usage: $0 graphs|text|vision|fashion|all" >&2; exit 2 ;;
 esac

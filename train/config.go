@@ -137,6 +137,16 @@ type ModelConfig struct {
 	// ProjHidden is the projection head's hidden width (resnet; 0 = the
 	// encoder's output width).
 	ProjHidden int `yaml:"proj_hidden"`
+	// PredHidden is the predictor's hidden width (mocov3).
+	PredHidden int `yaml:"pred_hidden"`
+	// Momentum is the momentum encoder's EMA momentum at the first step
+	// (mocov3; it rises to 1 on a cosine over training).
+	Momentum float64 `yaml:"momentum"`
+	// Projection says which output of a method with a momentum encoder is
+	// its "projection", the embedding the sampler's graph reads (sampler
+	// embedding projection or cached): "query" (the online branch after
+	// the predictor, default) or "key" (the momentum encoder's).
+	Projection string `yaml:"projection"`
 }
 
 // AugmentConfig lists the augmentations that make the second view.
@@ -241,7 +251,11 @@ func parseConfig(src []byte, name string, sets []string) (Config, error) {
 		return Config{}, err
 	}
 	modality, _ := doc.Value("modality")
+	method, _ := doc.Value("method")
 	c := DefaultConfigFor(modality)
+	if ms, ok := methodSpecs[method]; ok && ms.Defaults != nil && slices.Contains(ms.Modalities, c.Modality) {
+		ms.Defaults(&c)
+	}
 	if err := doc.Decode(&c); err != nil {
 		return Config{}, err
 	}

@@ -2,11 +2,17 @@ package train
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/loss"
 )
+
+// imageSources are the allowed values of data.source for images.
+var imageSources = []string{"cifar10", "cifar100", "cifar100-coarse", "idx", "stl10", "folder", "synthetic"}
 
 func init() {
 	RegisterData("image", DataSpec{Validate: validateImageData, Load: loadImages, Defaults: defaultImageConfig,
@@ -20,8 +26,18 @@ type ImageDataConfig struct {
 	// sets (0 = all).
 	MaxTrain int `yaml:"max_train"`
 	MaxTest  int `yaml:"max_test"`
+	// Pretrain is the set the method trains on (and the sampler draws
+	// from): "train" (default) or "train+unlabeled", the labelled training
+	// images followed by an unlabeled set (STL-10's unlabeled_X.bin, or
+	// the unlabeled/ folder of source folder), as the paper pre-trains on
+	// STL-10. The linear probe is still fitted on the labelled training
+	// images only. MaxUnlabeled keeps the first unlabeled images (0 = all).
+	Pretrain     string `yaml:"pretrain"`
+	MaxUnlabeled int    `yaml:"max_unlabeled"`
 	// Generated set (source synthetic): training and test images, classes,
-	// side length, pixel noise and the generator's seed.
+	// side length, pixel noise and the generator's seed. Size is also the
+	// side the images of sources stl10 (resized from 96 by area averaging,
+	// 0 = 96) and folder (resized and centre-cropped) are read at.
 	Images     int     `yaml:"images"`
 	TestImages int     `yaml:"test_images"`
 	Classes    int     `yaml:"classes"`
@@ -54,7 +70,24 @@ func validateImageData(c *Config) []string {
 	var errs problems
 	add := errs.add
 	d := c.Data
-	add(oneOf("data.source", d.Source, "cifar10", "cifar100", "cifar100-coarse", "idx", "synthetic"))
+	add(oneOf("data.source", d.Source, imageSources...))
+	add(oneOf("data.image.pretrain", d.Image.Pretrain, "", "train", "train+unlabeled"))
+	if d.Image.Pretrain == "train+unlabeled" && d.Source != "stl10" && d.Source != "folder" {
+		errs = append(errs, "data.image.pretrain: train+unlabeled needs an unlabeled set: source stl10 or folder (DIR/unlabeled/), not "+d.Source)
+	}
+	if d.Image.MaxUnlabeled < 0 {
+		errs = append(errs, fmt.Sprintf("data.image.max_unlabeled: must be >= 0 (0 = all), got %d", d.Image.MaxUnlabeled))
+	}
+	switch d.Source {
+	case "stl10":
+		if d.Image.Size < 0 || d.Image.Size > data.STL10Side {
+			errs = append(errs, fmt.Sprintf("data.image.size: STL-10 images are read at 1..%d pixels (0 = %d), got %d", data.STL10Side, data.STL10Side, d.Image.Size))
+		}
+	case "folder":
+		if d.Image.Size < 8 || d.Image.Size > 1024 {
+			errs = append(errs, fmt.Sprintf("data.image.size: the folder's images are resized and centre-cropped to size×size, 8..1024 pixels, got %d", d.Image.Size))
+		}
+	}
 	if d.Source != "synthetic" && d.Path == "" {
 		errs = append(errs, "data.path: required for source "+d.Source+" (the directory of the dataset's files)")
 	}
@@ -82,27 +115,68 @@ func validateImageData(c *Config) []string {
 
 // imageDataset is a training and a test split with the training set's
 // per-channel mean and std; norm holds both splits normalised by them.
+// With an unlabeled set (data.image.pretrain train+unlabeled) the training
+// split is the labelled images followed by the unlabeled ones, and the
+// first `labeled` images form the split "labeled" the probe is fitted on.
 type imageDataset struct {
 	train, test         *data.ImageSet
 	mean, std           []float32
 	trainNorm, testNorm []float32
+	labeled             int
+	labels              []int // the labelled images' labels
 }
 
 func (d *imageDataset) Name() string      { return d.train.Name }
 func (d *imageDataset) NumInstances() int { return d.train.N }
-func (d *imageDataset) Labels() []int     { return d.train.Labels }
 func (d *imageDataset) NumClasses() int   { return d.train.NumClasses }
-func (d *imageDataset) Splits() []string  { return []string{"train", "test"} }
+
+// Labels are the training split's labels, or nil when it holds unlabeled
+// images (the batch diagnostics then have no false-negative ratio).
+func (d *imageDataset) Labels() []int {
+	if d.labeled < d.train.N {
+		return nil
+	}
+	return d.labels
+}
+
+func (d *imageDataset) Splits() []string {
+	if d.labeled < d.train.N {
+		return []string{"train", "labeled", "test"}
+	}
+	return []string{"train", "test"}
+}
 
 // TestLabels are the labels of the test split.
 func (d *imageDataset) TestLabels() []int { return d.test.Labels }
+
+// ProbeSplit is the split a probe is fitted on, with its labels: the
+// labelled training images.
+func (d *imageDataset) ProbeSplit() (string, []int) {
+	if d.labeled < d.train.N {
+		return "labeled", d.labels
+	}
+	return "train", d.labels
+}
+
+// split returns the images of a split and their normalised pixels.
+func (d *imageDataset) split(name string) (n int, pixels []float32, err error) {
+	switch name {
+	case "train":
+		return d.train.N, d.trainNorm, nil
+	case "labeled":
+		return d.labeled, d.trainNorm[:d.labeled*d.train.ImageSize()], nil
+	case "test":
+		return d.test.N, d.testNorm, nil
+	}
+	return 0, nil, fmt.Errorf("embed: image data has no split %q (%s)", name, strings.Join(d.Splits(), ", "))
+}
 
 func loadImages(cfg *Config) (Dataset, error) {
 	dc := cfg.Data
 	ic := dc.Image
 	var (
-		tr, te *data.ImageSet
-		err    error
+		tr, te, unl *data.ImageSet
+		err         error
 	)
 	dir := dc.ResolvedPath()
 	switch dc.Source {
@@ -119,6 +193,17 @@ func loadImages(cfg *Config) (Dataset, error) {
 		if tr, err = data.ReadMNISTDir(dir, true); err == nil {
 			te, err = data.ReadMNISTDir(dir, false)
 		}
+	case "stl10":
+		opt := data.STL10Options{Size: ic.Size, Max: ic.MaxTrain}
+		if tr, err = data.ReadSTL10Dir(dir, "train", opt); err == nil {
+			opt.Max = ic.MaxTest
+			if te, err = data.ReadSTL10Dir(dir, "test", opt); err == nil && ic.Pretrain == "train+unlabeled" {
+				opt.Max = ic.MaxUnlabeled
+				unl, err = data.ReadSTL10Dir(dir, "unlabeled", opt)
+			}
+		}
+	case "folder":
+		tr, te, unl, err = readImageFolders(dir, ic)
 	case "synthetic":
 		sc := data.SynthImageConfig{Images: ic.Images + ic.TestImages, Classes: ic.Classes, Channels: 3, Height: ic.Size, Width: ic.Size, Noise: ic.Noise}
 		var all *data.ImageSet
@@ -128,7 +213,7 @@ func loadImages(cfg *Config) (Dataset, error) {
 			}
 		}
 	default:
-		err = fmt.Errorf("data.source %q is not an image source (cifar10, cifar100, cifar100-coarse, idx, synthetic)", dc.Source)
+		err = fmt.Errorf("data.source %q is not an image source (%s)", dc.Source, strings.Join(imageSources, ", "))
 	}
 	if err != nil {
 		return nil, loadError(dc, err)
@@ -145,8 +230,17 @@ func loadImages(cfg *Config) (Dataset, error) {
 	if tr.C != te.C || tr.H != te.H || tr.W != te.W {
 		return nil, fmt.Errorf("load dataset %s: training images are %d×%d×%d, test images %d×%d×%d", tr.Name, tr.C, tr.H, tr.W, te.C, te.H, te.W)
 	}
-	d := &imageDataset{train: tr, test: te}
-	d.mean, d.std = tr.MeanStd()
+	d := &imageDataset{train: tr, test: te, labeled: tr.N, labels: tr.Labels}
+	if unl != nil {
+		if unl.C != tr.C || unl.H != tr.H || unl.W != tr.W {
+			return nil, fmt.Errorf("load dataset %s: training images are %d×%d×%d, unlabeled images %d×%d×%d", tr.Name, tr.C, tr.H, tr.W, unl.C, unl.H, unl.W)
+		}
+		all := *tr
+		all.N, all.Labels = tr.N+unl.N, nil
+		all.Pixels = append(slices.Clip(tr.Pixels), unl.Pixels...)
+		d.train = &all
+	}
+	d.mean, d.std = d.train.MeanStd()
 	for c, s := range d.std {
 		if !(s > 0) {
 			return nil, fmt.Errorf("load dataset %s: channel %d of the training images is constant (std %v); cannot normalise", tr.Name, c, s)
@@ -157,7 +251,7 @@ func loadImages(cfg *Config) (Dataset, error) {
 	for _, sp := range []struct {
 		set *data.ImageSet
 		dst *[]float32
-	}{{tr, &d.trainNorm}, {te, &d.testNorm}} {
+	}{{d.train, &d.trainNorm}, {te, &d.testNorm}} {
 		c := *sp.set
 		c.Pixels = slices.Clone(sp.set.Pixels)
 		if err := c.Normalize(d.mean, d.std); err != nil {
@@ -166,6 +260,38 @@ func loadImages(cfg *Config) (Dataset, error) {
 		*sp.dst = c.Pixels
 	}
 	return d, nil
+}
+
+// readImageFolders reads source folder: DIR/train and DIR/test (or
+// DIR/val) in torchvision's ImageFolder layout, and with pretrain
+// train+unlabeled every image under DIR/unlabeled.
+func readImageFolders(dir string, ic ImageDataConfig) (tr, te, unl *data.ImageSet, err error) {
+	opt := data.FolderOptions{Size: ic.Size, Max: ic.MaxTrain}
+	if tr, err = data.ReadImageFolder(filepath.Join(dir, "train"), opt); err != nil {
+		return nil, nil, nil, err
+	}
+	test := filepath.Join(dir, "test")
+	if _, serr := os.Stat(test); serr != nil {
+		if _, verr := os.Stat(filepath.Join(dir, "val")); verr != nil {
+			return nil, nil, nil, fmt.Errorf("read image folders in %s: neither test/ nor val/ exists: expected train/ and test/ (or val/), each with one sub-folder per class", dir)
+		}
+		test = filepath.Join(dir, "val")
+	}
+	opt.Max = ic.MaxTest
+	if te, err = data.ReadImageFolder(test, opt); err != nil {
+		return nil, nil, nil, err
+	}
+	if !slices.Equal(tr.ClassNames, te.ClassNames) {
+		return nil, nil, nil, fmt.Errorf("read image folders in %s: train/ has classes %v, %s has %v: expected the same class folders", dir, tr.ClassNames, filepath.Base(test), te.ClassNames)
+	}
+	if ic.Pretrain == "train+unlabeled" {
+		opt.Max = ic.MaxUnlabeled
+		if unl, err = data.ReadUnlabeledImageFolder(filepath.Join(dir, "unlabeled"), opt); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	tr.Name, te.Name = filepath.Base(dir), filepath.Base(dir)
+	return tr, te, unl, nil
 }
 
 // firstImages returns the first n images of s (all when n is 0 or ≥ N).

@@ -229,6 +229,11 @@ func splitLabels(ds Dataset, split string) []int {
 		if tl, ok := ds.(interface{ TestLabels() []int }); ok {
 			return tl.TestLabels()
 		}
+	case "labeled":
+		if ps, ok := ds.(interface{ ProbeSplit() (string, []int) }); ok {
+			_, labels := ps.ProbeSplit()
+			return labels
+		}
 	}
 	return nil
 }

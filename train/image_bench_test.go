@@ -6,6 +6,7 @@ import (
 
 	"github.com/batchsampler-go/batchsampler/internal/gemm"
 	"github.com/batchsampler-go/batchsampler/model"
+	"github.com/batchsampler-go/batchsampler/optim"
 )
 
 // benchImageModality builds the SimCLR modality of the throughput
@@ -62,4 +63,52 @@ func BenchmarkImageEmbed(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(512*b.N)/b.Elapsed().Seconds(), "img/s")
+}
+
+// BenchmarkMoCoV3Step measures one MoCo v3 training step beside
+// BenchmarkSimCLRStep: the same encoders, images and B = 128; two
+// augmented views through the online network (ResNet + projector 1024 →
+// 128 + predictor 1024, forward and backward) and through the momentum
+// network (forward only), the symmetric loss, LARS and the EMA update.
+// img/s counts both views, as BenchmarkSimCLRStep.
+func BenchmarkMoCoV3Step(b *testing.B) {
+	for _, arch := range []string{"resnet14", "resnet8"} {
+		b.Run(arch, func(b *testing.B) {
+			mod, cfg, n := benchModality(b, "modality: image\nmethod: mocov3\n",
+				"data.image.images=512", "data.image.test_images=64", "model.arch="+arch)
+			oc := cfg.Optim
+			oc.LR = cfg.Train.LR
+			opt, err := optim.New(oc, optimParams(mod.Params()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			after := mod.(AfterStepper)
+			rng := rand.New(rand.NewPCG(1, 2))
+			idx := make([]int, 128)
+			steps := 0
+			step := func() {
+				for j := range idx {
+					idx[j] = rng.IntN(n)
+				}
+				res, err := mod.Step(idx, rng)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := opt.Step(res.Grads); err != nil {
+					b.Fatal(err)
+				}
+				steps++
+				if _, err := after.AfterStep(steps, 1000); err != nil {
+					b.Fatal(err)
+				}
+			}
+			step() // compile the graphs and allocate their buffers
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				step()
+			}
+			b.ReportMetric(float64(2*len(idx)*b.N)/b.Elapsed().Seconds(), "img/s")
+		})
+	}
 }

@@ -120,6 +120,10 @@ type MethodSpec struct {
 	Validate func(cfg *Config) []string
 	// New builds the method for one run; seed decides its initialisation.
 	New func(cfg *Config, ds Dataset, seed uint64) (Method, error)
+	// Defaults, when not nil, adjusts the modality's defaults for a config
+	// that names this method (its loss, optimizer, model sizes); the
+	// config file's keys are decoded over the result.
+	Defaults func(cfg *Config)
 }
 
 var (

@@ -40,13 +40,23 @@ func (p probeProtocol) Evaluate(env EvalEnv) (Score, error) {
 	if err != nil {
 		return Score{}, err
 	}
-	ec, emb := env.Cfg.Eval, env.Train
+	ec, emb, labels := env.Cfg.Eval, env.Train, env.Data.Labels()
 	tl, ok := env.Data.(interface{ TestLabels() []int })
 	if !ok {
 		return Score{}, fmt.Errorf("eval.kind %s needs test labels; %T has none", p.kind, env.Data)
 	}
+	// With unlabeled pre-training images (STL-10's), the probe and the
+	// kNN monitor are fitted on the labelled training images only.
+	if ps, ok := env.Data.(interface{ ProbeSplit() (string, []int) }); ok {
+		var split string
+		if split, labels = ps.ProbeSplit(); split != "train" {
+			if emb, err = env.Embed(split, "encoder"); err != nil {
+				return Score{}, err
+			}
+		}
+	}
 	classes := env.Data.NumClasses()
-	knn, err := eval.KNNAccuracy(emb.Data, env.Data.Labels(), test.Data, tl.TestLabels(), emb.D, classes,
+	knn, err := eval.KNNAccuracy(emb.Data, labels, test.Data, tl.TestLabels(), emb.D, classes,
 		eval.KNNOptions{K: ec.KNNK, Temperature: ec.KNNTemperature, Context: env.Ctx, Progress: env.Progress})
 	if err != nil {
 		return Score{}, fmt.Errorf("knn monitor: %w", err)
@@ -54,7 +64,7 @@ func (p probeProtocol) Evaluate(env EvalEnv) (Score, error) {
 	if p.kind == "knn" {
 		return Score{Metric: "knn_accuracy", Value: 100 * knn}, nil
 	}
-	acc, err := eval.LinearProbe(emb.Data, env.Data.Labels(), test.Data, tl.TestLabels(), emb.D, classes,
+	acc, err := eval.LinearProbe(emb.Data, labels, test.Data, tl.TestLabels(), emb.D, classes,
 		eval.ProbeOptions{L2: ec.ProbeL2, Context: env.Ctx, Progress: env.Progress})
 	if err != nil {
 		return Score{}, fmt.Errorf("linear probe: %w", err)

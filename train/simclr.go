@@ -184,23 +184,20 @@ func (im *simCLR) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 const embedBatch = 256
 
 func (im *simCLR) Embed(split, which string) (sampler.Embeddings, error) {
-	set, pixels := im.ds.train, im.ds.trainNorm
-	switch split {
-	case "train":
-	case "test":
-		set, pixels = im.ds.test, im.ds.testNorm
-	default:
-		return sampler.Embeddings{}, fmt.Errorf("embed: image data has no split %q (train, test)", split)
-	}
-	emb, proj, err := im.net.EmbedImages(pixels, set.N, set.H, set.W, embedBatch)
+	n, pixels, err := im.ds.split(split)
 	if err != nil {
-		return sampler.Embeddings{}, fmt.Errorf("embed %d %s images: %w", set.N, split, err)
+		return sampler.Embeddings{}, err
+	}
+	tr := im.ds.train
+	emb, proj, err := im.net.EmbedImages(pixels, n, tr.H, tr.W, embedBatch)
+	if err != nil {
+		return sampler.Embeddings{}, fmt.Errorf("embed %d %s images: %w", n, split, err)
 	}
 	switch which {
 	case "projection":
-		return sampler.Embeddings{N: set.N, D: im.net.ProjDim(), Data: proj}, nil
+		return sampler.Embeddings{N: n, D: im.net.ProjDim(), Data: proj}, nil
 	case "encoder":
-		return sampler.Embeddings{N: set.N, D: im.net.EmbedDim(), Data: emb}, nil
+		return sampler.Embeddings{N: n, D: im.net.EmbedDim(), Data: emb}, nil
 	}
 	return sampler.Embeddings{}, fmt.Errorf("embed: unknown representation %q (encoder, projection)", which)
 }

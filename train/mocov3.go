@@ -1,0 +1,383 @@
+package train
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/batchsampler-go/batchsampler/augment"
+	"github.com/batchsampler-go/batchsampler/loss"
+	"github.com/batchsampler-go/batchsampler/model"
+	"github.com/batchsampler-go/batchsampler/model/ops"
+	"github.com/batchsampler-go/batchsampler/optim"
+	"github.com/batchsampler-go/batchsampler/sampler"
+)
+
+// MoCo v3 (Chen, Xie and He, 2021; the ResNet variant of
+// facebookresearch/moco-v3, with solo-learn's CIFAR recipe scaled to this
+// machine):
+//
+//   - online branch: ResNet encoder → projector (Linear → BN → ReLU →
+//     Linear → BN without affine) → predictor (Linear → BN → ReLU →
+//     Linear), giving the queries q1, q2 of the two views;
+//   - momentum branch: an EMA copy of encoder + projector, run in training
+//     mode (batch statistics, as moco-v3's momentum encoder) without
+//     gradient, giving the keys k1, k2;
+//   - loss 2τ·(ctr(q1, k2) + ctr(q2, k1)), ctr the in-batch InfoNCE over
+//     q·kᵀ/τ with the diagonal as positives (loss.BuildSymmetric; DCL and
+//     HCL plug in through loss.kind): the negatives are the batch's other
+//     keys only, so the sampler decides every negative;
+//   - after every optimizer step the momentum branch moves towards the
+//     online one with m rising from model.momentum (0.99) to 1 on a cosine
+//     over training (optim.EMAMomentum): the update moco-v3 makes before
+//     the next step's keys;
+//   - asymmetric views: the second view also solarizes (augment.MoCoV3CIFAR).
+//
+// Which output feeds BatchSampler's graph is model.projection: "query"
+// (default) or "key". The paper's code builds the graph from the
+// embeddings the training loss compares (SimCLR's projections); MoCo v3's
+// loss compares queries with keys, and the query is the output the
+// optimizer moves at every step and the one computed with the encoder
+// being evaluated, so it is the default; "key" reads the smoother momentum
+// encoder instead (identical at step 0, slower to follow the online
+// network later).
+
+func init() {
+	RegisterMethod("mocov3", MethodSpec{Modalities: []string{"image"}, Validate: validateMoCoV3, New: newMoCoV3, Defaults: mocoV3Defaults,
+		ModelKeys:   []string{"kind", "arch", "widths", "blocks", "proj_dim", "proj_hidden", "pred_hidden", "momentum", "projection"},
+		AugmentKeys: []string{"mode", "image"}})
+}
+
+// mocoV3Defaults is MoCo v3 at CIFAR scale on this machine: solo-learn's
+// recipe (τ = 0.2, LARS lr 0.3 at B = 256 with trust coefficient 0.02 and
+// weight decay 1e-5, biases and norms excluded, warm-up then cosine,
+// momentum 0.99 → 1, solarized second view) with heads sized for the
+// 64-wide ResNet-14 (projector 1024 → 128, predictor 1024) instead of
+// ResNet-18's 4096 → 256.
+func mocoV3Defaults(c *Config) {
+	c.Method = "mocov3"
+	c.Model.ProjHidden, c.Model.ProjDim, c.Model.PredHidden = 1024, 128, 1024
+	c.Model.Momentum, c.Model.Projection = 0.99, "query"
+	c.Augment.Image = "mocov3"
+	c.Loss.Form, c.Loss.Temperature = loss.FormSimCSE, 0.2
+	c.Optim.Kind, c.Optim.WeightDecay, c.Optim.TrustCoefficient, c.Optim.Momentum = "lars", 1e-5, 0.02, 0.9
+	c.Optim.Schedule = optim.ScheduleConfig{Kind: optim.WarmupCosine, WarmupEpochs: 1}
+	c.Train.LR = 0.3
+}
+
+func validateMoCoV3(c *Config) []string {
+	var errs problems
+	add := errs.add
+	add(oneOf("model.kind", c.Model.Kind, "resnet"))
+	if _, err := model.ResNetPreset(c.Model.Arch); err != nil {
+		errs = append(errs, "model.arch: "+err.Error())
+	}
+	if len(c.Model.Widths) != len(c.Model.Blocks) {
+		errs = append(errs, fmt.Sprintf("model.widths, model.blocks: give both with the same length (got %d and %d)", len(c.Model.Widths), len(c.Model.Blocks)))
+	}
+	for i := range c.Model.Widths {
+		add(positive(fmt.Sprintf("model.widths[%d]", i), c.Model.Widths[i]))
+	}
+	for i := range c.Model.Blocks {
+		add(positive(fmt.Sprintf("model.blocks[%d]", i), c.Model.Blocks[i]))
+	}
+	add(positive("model.proj_hidden", c.Model.ProjHidden))
+	add(positive("model.proj_dim", c.Model.ProjDim))
+	add(positive("model.pred_hidden", c.Model.PredHidden))
+	if !(c.Model.Momentum >= 0 && c.Model.Momentum < 1) {
+		errs = append(errs, fmt.Sprintf("model.momentum: the momentum encoder's EMA momentum at the first step must be in [0, 1), got %v", c.Model.Momentum))
+	}
+	add(oneOf("model.projection", c.Model.Projection, "query", "key"))
+	add(oneOf("augment.image", c.Augment.Image, "mocov3", "simclr", "crop_flip", "none"))
+	if c.Loss.Form == loss.FormSimCLR {
+		errs = append(errs, fmt.Sprintf("loss.form: method mocov3 contrasts queries with the other view's keys: use %q (MoCo v3's cross-entropy) or %q (positive left out of the denominator), not %q", loss.FormSimCSE, loss.FormGraphCL, c.Loss.Form))
+	}
+	return errs
+}
+
+// mocoV3 is MoCo v3 on an image dataset; see the comment at the top of
+// the file.
+type mocoV3 struct {
+	cfg   *Config
+	ds    *imageDataset
+	aug   [2]augment.ImageAugmenter
+	scale float64 // 2τ
+
+	enc, mEnc          *model.ResNet
+	proj, mProj, pred  *model.MLP
+	params             []*model.Param
+	online, momentum   []*model.Param // the EMA pairs: trainable online params and their momentum copies
+	graphs             map[int]*mocoGraph
+	grads              [][]float32
+	encG, projG, predG [][]float32
+}
+
+// mocoGraph is a compiled training step for one batch size: the momentum
+// branch's key graph and the online graph that takes the keys as values.
+type mocoGraph struct {
+	kg, og       *G.ExprGraph
+	kvm, ovm     G.VM
+	kEnc         *model.ResNetBound
+	kProj        *model.MLPBound
+	oEnc         *model.ResNetBound
+	oProj, oPred *model.MLPBound
+	kx, ox       [2]*tensor.Dense
+	keys         [2]*G.Node // key graph outputs
+	keyIn        [2]*tensor.Dense
+	q            [2]*G.Node
+	loss         *G.Node
+}
+
+func newMoCoV3(cfg *Config, ds Dataset, seed uint64) (Method, error) {
+	d, ok := ds.(*imageDataset)
+	if !ok {
+		return nil, fmt.Errorf("mocov3 needs an image dataset, got %T", ds)
+	}
+	rc, err := model.ResNetPreset(cfg.Model.Arch)
+	if err != nil {
+		return nil, fmt.Errorf("model.arch: %w", err)
+	}
+	if len(cfg.Model.Widths) > 0 {
+		rc.Widths, rc.Blocks = cfg.Model.Widths, cfg.Model.Blocks
+	}
+	rc.InChannels, rc.NoHead = d.train.C, true
+	m := &mocoV3{cfg: cfg, ds: d, scale: 2 * cfg.Loss.Temperature, graphs: map[int]*mocoGraph{}}
+	// The momentum branch starts as a copy of the online one (moco-v3
+	// copies the parameters): the same seeds give the same values.
+	for _, enc := range []**model.ResNet{&m.enc, &m.mEnc} {
+		if *enc, err = model.NewResNet(rc, seed); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+	}
+	pc := model.MLPConfig{In: m.enc.EmbedDim(), Hidden: cfg.Model.ProjHidden, Out: cfg.Model.ProjDim, LastBN: true}
+	for _, p := range []**model.MLP{&m.proj, &m.mProj} {
+		if *p, err = model.NewMLP("projector.", pc, seed^0x70726f6a); err != nil {
+			return nil, fmt.Errorf("model: projector: %w", err)
+		}
+	}
+	if m.pred, err = model.NewMLP("predictor.", model.MLPConfig{In: cfg.Model.ProjDim, Hidden: cfg.Model.PredHidden, Out: cfg.Model.ProjDim}, seed^0x70726564); err != nil {
+		return nil, fmt.Errorf("model: predictor: %w", err)
+	}
+	m.params = slices.Concat(m.enc.Params(), m.proj.Params(), m.pred.Params())
+	onl, mom := slices.Concat(m.enc.Params(), m.proj.Params()), slices.Concat(m.mEnc.Params(), m.mProj.Params())
+	for i, p := range mom {
+		// The momentum copies are not stepped by the optimizer; their
+		// BatchNorm running statistics follow their own forward passes.
+		m.params = append(m.params, &model.Param{Name: "momentum." + p.Name, Value: p.Value})
+		if onl[i].Trainable {
+			m.online, m.momentum = append(m.online, onl[i]), append(m.momentum, p)
+		}
+	}
+	if m.aug, err = mocoViews(cfg.Augment.Image, d); err != nil {
+		return nil, err
+	}
+	ops.SetOutputReuse(true) // see newSimCLR
+	return m, nil
+}
+
+// mocoViews returns the two view pipelines of augment.image, normalised by
+// the training set's statistics.
+func mocoViews(kind string, d *imageDataset) ([2]augment.ImageAugmenter, error) {
+	var views [2]augment.ImageCompose
+	switch kind {
+	case "mocov3":
+		views = augment.MoCoV3CIFAR()
+	case "simclr":
+		views = [2]augment.ImageCompose{augment.SimCLRCIFAR(), augment.SimCLRCIFAR()}
+	case "crop_flip":
+		for v := range views {
+			views[v] = augment.ImageCompose{Augs: []augment.ImageAugmenter{
+				augment.RandomResizedCrop{Scale: [2]float64{0.08, 1}, Ratio: [2]float64{3.0 / 4, 4.0 / 3}},
+				augment.HorizontalFlip{P: 0.5},
+			}}
+		}
+	}
+	var out [2]augment.ImageAugmenter
+	for v := range views {
+		views[v].Augs = append(views[v].Augs, augment.Normalize{Mean: d.mean, Std: d.std})
+		if err := augment.ValidateImageAugmenter(views[v], d.train.C, d.train.H, d.train.W); err != nil {
+			return out, fmt.Errorf("augment: view %d: %w", v+1, err)
+		}
+		out[v] = views[v]
+	}
+	return out, nil
+}
+
+func (m *mocoV3) Params() []*model.Param { return m.params }
+
+// Representations lists the outputs Embed gives besides encoder and
+// projection.
+func (m *mocoV3) Representations() []string { return []string{"query", "key"} }
+
+// graphFor returns the compiled step for batches of b images.
+func (m *mocoV3) graphFor(b int) (*mocoGraph, error) {
+	if mg := m.graphs[b]; mg != nil {
+		return mg, nil
+	}
+	tr := m.ds.train
+	mg := &mocoGraph{kg: G.NewGraph(), og: G.NewGraph()}
+	// Keys: momentum encoder + projector in training mode, no gradient.
+	mg.kEnc, mg.kProj = m.mEnc.Bind(mg.kg), m.mProj.Bind(mg.kg)
+	for v := range 2 {
+		x, xv := mg.kEnc.Input(b, tr.H, tr.W)
+		mg.kx[v] = xv
+		e, err := mg.kEnc.Encode(x, true)
+		if err != nil {
+			return nil, fmt.Errorf("momentum encoder, view %d: %w", v+1, err)
+		}
+		if mg.keys[v], err = mg.kProj.Forward(e, true); err != nil {
+			return nil, fmt.Errorf("momentum projector, view %d: %w", v+1, err)
+		}
+	}
+	// Queries and loss: online encoder + projector + predictor.
+	mg.oEnc, mg.oProj, mg.oPred = m.enc.Bind(mg.og), m.proj.Bind(mg.og), m.pred.Bind(mg.og)
+	var keys [2]*G.Node
+	for v := range 2 {
+		x, xv := mg.oEnc.Input(b, tr.H, tr.W)
+		mg.ox[v] = xv
+		e, err := mg.oEnc.Encode(x, true)
+		if err != nil {
+			return nil, fmt.Errorf("encoder, view %d: %w", v+1, err)
+		}
+		p, err := mg.oProj.Forward(e, true)
+		if err != nil {
+			return nil, fmt.Errorf("projector, view %d: %w", v+1, err)
+		}
+		if mg.q[v], err = mg.oPred.Forward(p, true); err != nil {
+			return nil, fmt.Errorf("predictor, view %d: %w", v+1, err)
+		}
+		mg.keyIn[v] = tensor.New(tensor.WithShape(b, m.cfg.Model.ProjDim), tensor.Of(tensor.Float32))
+		keys[v] = G.NewMatrix(mg.og, tensor.Float32, G.WithShape(b, m.cfg.Model.ProjDim), G.WithName(fmt.Sprintf("keys.%d", v)), G.WithValue(mg.keyIn[v]))
+	}
+	l, err := loss.BuildSymmetric(m.cfg.Loss, mg.q[0], mg.q[1], keys[0], keys[1], m.scale)
+	if err != nil {
+		return nil, fmt.Errorf("loss: %w", err)
+	}
+	mg.loss = l
+	learn := slices.Concat(mg.oEnc.Learnables(), mg.oProj.Learnables(), mg.oPred.Learnables())
+	if _, err := G.Grad(l, learn...); err != nil {
+		return nil, fmt.Errorf("gradient: %w", err)
+	}
+	mg.kvm, mg.ovm = G.NewTapeMachine(mg.kg), G.NewTapeMachine(mg.og)
+	if len(m.graphs) >= 2 { // keep at most a full and a last partial batch size
+		for k, old := range m.graphs {
+			old.kvm.Close()
+			old.ovm.Close()
+			delete(m.graphs, k)
+		}
+	}
+	m.graphs[b] = mg
+	return mg, nil
+}
+
+func (m *mocoV3) Step(idx []int, rng *rand.Rand) (StepResult, error) {
+	if len(idx) < 2 {
+		return StepResult{}, fmt.Errorf("mocov3 step: batch of %d images; BatchNorm needs at least 2", len(idx))
+	}
+	mg, err := m.graphFor(len(idx))
+	if err != nil {
+		return StepResult{}, err
+	}
+	tr := m.ds.train
+	for v := range 2 {
+		if err := augment.AugmentGather(m.aug[v], mg.ox[v].Float32s(), tr.Pixels, idx, tr.C, tr.H, tr.W, rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
+			return StepResult{}, fmt.Errorf("augment view %d: %w", v+1, err)
+		}
+		copy(mg.kx[v].Float32s(), mg.ox[v].Float32s())
+	}
+	// Keys first (moco-v3 computes them under no_grad in the same step).
+	if err := mg.kvm.RunAll(); err != nil {
+		mg.kvm.Reset()
+		return StepResult{}, fmt.Errorf("momentum branch: %w", err)
+	}
+	for v := range 2 {
+		copy(mg.keyIn[v].Float32s(), mg.keys[v].Value().Data().([]float32))
+	}
+	var key0 []float32
+	if m.cfg.Model.Projection == "key" {
+		key0 = slices.Clone(mg.keyIn[0].Float32s())
+	}
+	mg.kvm.Reset()
+	defer mg.ovm.Reset()
+	if err := mg.ovm.RunAll(); err != nil {
+		return StepResult{}, fmt.Errorf("run step: %w", err)
+	}
+	if m.encG, err = mg.oEnc.Grads(m.encG); err != nil {
+		return StepResult{}, err
+	}
+	if m.projG, err = mg.oProj.Grads(m.projG); err != nil {
+		return StepResult{}, err
+	}
+	if m.predG, err = mg.oPred.Grads(m.predG); err != nil {
+		return StepResult{}, err
+	}
+	m.grads = append(append(append(m.grads[:0], m.encG...), m.projG...), m.predG...)
+	for _, c := range []interface{ CommitStats() error }{mg.oEnc, mg.oProj, mg.oPred, mg.kEnc, mg.kProj} {
+		if err := c.CommitStats(); err != nil {
+			return StepResult{}, err
+		}
+	}
+	lv, err := scalarOf(mg.loss.Value())
+	if err != nil {
+		return StepResult{}, err
+	}
+	proj := key0
+	if proj == nil {
+		proj = slices.Clone(mg.q[0].Value().Data().([]float32))
+	}
+	return StepResult{Loss: lv, Grads: m.grads, Proj: proj, ProjDim: m.cfg.Model.ProjDim}, nil
+}
+
+// AfterStep moves the momentum branch towards the online one with the
+// momentum of the coming step: moco-v3's update before that step's keys.
+func (m *mocoV3) AfterStep(step, total int) ([]map[string]any, error) {
+	mom := optim.EMAMomentum(m.cfg.Model.Momentum, step, total)
+	for i, p := range m.online {
+		if err := optim.EMA(m.momentum[i].Value.Float32s(), p.Value.Float32s(), mom); err != nil {
+			return nil, fmt.Errorf("momentum update of %s: %w", p.Name, err)
+		}
+	}
+	if step%max(m.cfg.Train.LogEvery, 1) != 0 && step != total {
+		return nil, nil
+	}
+	return []map[string]any{{"event": "momentum", "step": step, "momentum": mom}}, nil
+}
+
+func (m *mocoV3) Embed(split, which string) (sampler.Embeddings, error) {
+	n, pixels, err := m.ds.split(split)
+	if err != nil {
+		return sampler.Embeddings{}, err
+	}
+	tr := m.ds.train
+	if which == "projection" {
+		which = m.cfg.Model.Projection
+	}
+	enc, heads := m.enc, []*model.MLP{}
+	switch which {
+	case "encoder":
+	case "query":
+		heads = []*model.MLP{m.proj, m.pred}
+	case "key":
+		enc, heads = m.mEnc, []*model.MLP{m.mProj}
+	default:
+		return sampler.Embeddings{}, fmt.Errorf("embed: unknown representation %q (encoder, projection, query, key)", which)
+	}
+	outs, err := model.RunImageBatches(pixels, n, tr.C, tr.H, tr.W, embedBatch, func(g *G.ExprGraph, x *G.Node) ([]*G.Node, error) {
+		h, err := enc.Bind(g).Encode(x, false)
+		for _, hd := range heads {
+			if err != nil {
+				break
+			}
+			h, err = hd.Bind(g).Forward(h, false)
+		}
+		return []*G.Node{h}, err
+	})
+	if err != nil {
+		return sampler.Embeddings{}, fmt.Errorf("embed %d %s images (%s): %w", n, split, which, err)
+	}
+	return sampler.Embeddings{N: n, D: len(outs[0]) / n, Data: outs[0]}, nil
+}
