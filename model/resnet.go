@@ -27,6 +27,11 @@ type ResNetConfig struct {
 	Blocks     []int // BasicBlocks per stage; default 2 per stage
 	ProjHidden int   // projection hidden width; default EmbedDim
 	ProjDim    int   // projection output; default 128
+	// ImageNetStem replaces the CIFAR stem (3×3 convolution, stride 1, no
+	// pooling) by torchvision's ResNet stem: a 7×7 convolution with stride
+	// 2 and padding 3, BatchNorm, ReLU and a 3×3 max-pool with stride 2 and
+	// padding 1 (a quarter of the resolution: for 96-pixel and larger images).
+	ImageNetStem bool
 	// NoHead leaves the projection head out (a method that brings its own
 	// heads, e.g. MoCo v3's MLPs): Params holds the encoder only, Project
 	// is an error and EmbedImages returns no projections.
@@ -148,7 +153,11 @@ func NewResNet(cfg ResNetConfig, seed uint64) (*ResNet, error) {
 		c.bn = p.batchNorm(bnName+".", out)
 		return c
 	}
-	m.stem = newConvBN("conv1", "bn1", cfg.InChannels, cfg.Stem, 3, 1)
+	if cfg.ImageNetStem {
+		m.stem = newConvBN("conv1", "bn1", cfg.InChannels, cfg.Stem, 7, 2)
+	} else {
+		m.stem = newConvBN("conv1", "bn1", cfg.InChannels, cfg.Stem, 3, 1)
+	}
 	in := cfg.Stem
 	for s, w := range cfg.Widths {
 		for j := 0; j < cfg.Blocks[s]; j++ {
@@ -214,6 +223,9 @@ func (m *ResNet) ForwardFLOPs(h, w int) int64 {
 	}
 	in := m.cfg.InChannels
 	h, w = conv(m.stem, in, m.cfg.Stem, h, w)
+	if m.cfg.ImageNetStem {
+		h, w = (h-1)/2+1, (w-1)/2+1 // max-pool 3×3, stride 2, padding 1
+	}
 	in = m.cfg.Stem
 	k := 0
 	for s, wd := range m.cfg.Widths {
@@ -288,6 +300,11 @@ func (b *ResNetBound) Encode(x *gorgonia.Node, train bool) (*gorgonia.Node, erro
 	h, err := b.convBN(x, b.m.stem, train, true, true)
 	if err != nil {
 		return nil, fmt.Errorf("resnet encode: stem: %w", err)
+	}
+	if b.m.cfg.ImageNetStem {
+		if h, err = gorgonia.MaxPool2D(h, tensor.Shape{3, 3}, []int{1, 1}, []int{2, 2}); err != nil {
+			return nil, fmt.Errorf("resnet encode: stem max-pool: %w", err)
+		}
 	}
 	for k, blk := range b.m.blocks {
 		main, err := b.convBN(h, blk.c1, train, true, false)

@@ -134,7 +134,22 @@ func resnetObjective(t *testing.T, m *ResNet, x []float64, n int, r []float64) (
 }
 
 func TestResNetGradientFiniteDifferences(t *testing.T) {
-	m := tinyResNet(t, true)
+	t.Run("cifar stem", func(t *testing.T) { checkResNetGradient(t, tinyResNet(t, true)) })
+	t.Run("imagenet stem", func(t *testing.T) {
+		m, err := NewResNet(ResNetConfig{InChannels: 2, Widths: []int{3, 4}, Blocks: []int{1, 1}, ProjHidden: 5, ProjDim: 3, Float64: true, ImageNetStem: true}, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := m.Params()[0].Value.Shape(); s[2] != 7 || s[3] != 7 {
+			t.Fatalf("stem weight %v, want 7×7", s)
+		}
+		checkResNetGradient(t, m)
+	})
+}
+
+// checkResNetGradient compares the gradient of every trainable parameter
+// of m with central finite differences (three entries per parameter).
+func checkResNetGradient(t *testing.T, m *ResNet) {
 	const n = 3
 	rng := rand.New(rand.NewPCG(11, 12))
 	x := randomImages(rng, n*2*6*5)

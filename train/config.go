@@ -134,6 +134,10 @@ type ModelConfig struct {
 	Arch   string `yaml:"arch"`
 	Widths []int  `yaml:"widths"`
 	Blocks []int  `yaml:"blocks"`
+	// Stem is the ResNet's stem: "cifar" (default: 3×3 convolution, stride
+	// 1, no pooling) or "imagenet" (7×7 stride 2 and a 3×3 stride-2
+	// max-pool, for 96-pixel and larger images).
+	Stem string `yaml:"stem"`
 	// ProjHidden is the projection head's hidden width (resnet; 0 = the
 	// encoder's output width).
 	ProjHidden int `yaml:"proj_hidden"`

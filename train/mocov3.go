@@ -48,7 +48,7 @@ import (
 
 func init() {
 	RegisterMethod("mocov3", MethodSpec{Modalities: []string{"image"}, Validate: validateMoCoV3, New: newMoCoV3, Defaults: mocoV3Defaults,
-		ModelKeys:   []string{"kind", "arch", "widths", "blocks", "proj_dim", "proj_hidden", "pred_hidden", "momentum", "projection"},
+		ModelKeys:   []string{"kind", "arch", "stem", "widths", "blocks", "proj_dim", "proj_hidden", "pred_hidden", "momentum", "projection"},
 		AugmentKeys: []string{"mode", "image"}})
 }
 
@@ -73,6 +73,7 @@ func validateMoCoV3(c *Config) []string {
 	var errs problems
 	add := errs.add
 	add(oneOf("model.kind", c.Model.Kind, "resnet"))
+	add(oneOf("model.stem", c.Model.Stem, "", "cifar", "imagenet"))
 	if _, err := model.ResNetPreset(c.Model.Arch); err != nil {
 		errs = append(errs, "model.arch: "+err.Error())
 	}
@@ -144,7 +145,7 @@ func newMoCoV3(cfg *Config, ds Dataset, seed uint64) (Method, error) {
 	if len(cfg.Model.Widths) > 0 {
 		rc.Widths, rc.Blocks = cfg.Model.Widths, cfg.Model.Blocks
 	}
-	rc.InChannels, rc.NoHead = d.train.C, true
+	rc.InChannels, rc.NoHead, rc.ImageNetStem = d.train.C, true, cfg.Model.Stem == "imagenet"
 	m := &mocoV3{cfg: cfg, ds: d, scale: 2 * cfg.Loss.Temperature, graphs: map[int]*mocoGraph{}}
 	// The momentum branch starts as a copy of the online one (moco-v3
 	// copies the parameters): the same seeds give the same values.

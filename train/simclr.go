@@ -17,7 +17,7 @@ import (
 
 func init() {
 	RegisterMethod("simclr", MethodSpec{Modalities: []string{"image"}, Validate: validateResNet, New: newSimCLR,
-		ModelKeys:   []string{"kind", "arch", "widths", "blocks", "proj_dim", "proj_hidden"},
+		ModelKeys:   []string{"kind", "arch", "stem", "widths", "blocks", "proj_dim", "proj_hidden"},
 		AugmentKeys: []string{"mode", "image"}})
 }
 
@@ -27,6 +27,7 @@ func validateResNet(c *Config) []string {
 	var errs problems
 	add := errs.add
 	add(oneOf("model.kind", c.Model.Kind, "resnet"))
+	add(oneOf("model.stem", c.Model.Stem, "", "cifar", "imagenet"))
 	if _, err := model.ResNetPreset(c.Model.Arch); err != nil {
 		errs = append(errs, "model.arch: "+err.Error())
 	}
@@ -59,6 +60,7 @@ func newSimCLR(cfg *Config, ds Dataset, seed uint64) (Method, error) {
 		rc.Widths, rc.Blocks = cfg.Model.Widths, cfg.Model.Blocks
 	}
 	rc.InChannels, rc.ProjHidden, rc.ProjDim = d.train.C, cfg.Model.ProjHidden, cfg.Model.ProjDim
+	rc.ImageNetStem = cfg.Model.Stem == "imagenet"
 	m, err := model.NewResNet(rc, seed)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
