@@ -15,11 +15,14 @@ import (
 //	tu_gin_format/NAME/NAME.txt.gz       GIN/DGCNN text format (source gin)
 //	cifar-10-batches-bin/*.bin           CIFAR-10, binary version (source cifar10)
 //	cifar-100-binary/{train,test}.bin    CIFAR-100, binary version (source cifar100)
+//	stl10_binary/*.bin                   STL-10, binary version (source stl10)
 //	cifar10/                             the shared CIFAR-10 subset
 //	sts/, text/                          STS Benchmark and sentence corpora
 //
-// cmd/download writes TU and CIFAR datasets to the paths [TUPath] and
-// [CIFARPath] return, and train reads them there, so one root serves both.
+// cmd/download writes TU, CIFAR and STL-10 datasets to the paths [TUPath],
+// [CIFARPath] and [STL10Path] give, and train reads them there, so one root
+// serves both. A folder of one's own images (source folder) may live
+// anywhere: data.path is relative to the root unless absolute.
 
 // RootEnv names the environment variable that sets the data root when a
 // config leaves data.root empty.
