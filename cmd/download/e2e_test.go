@@ -156,6 +156,7 @@ func TestTrainCommandsFindTheDownload(t *testing.T) {
 		names = append(names, n)
 	}
 	names = append(names, data.CIFARNames...)
+	names = append(names, "stl-10")
 	for _, name := range names {
 		config, sets := trainArgs(name)
 		cfg, err := train.LoadConfig(filepath.Join("..", "..", filepath.FromSlash(config)), append(sets, "data.root="+root))
@@ -165,6 +166,8 @@ func TestTrainCommandsFindTheDownload(t *testing.T) {
 		want := filepath.Join(root, "tu", name)
 		if rel, err := data.CIFARPath(name); err == nil {
 			want = filepath.Join(root, rel)
+		} else if name == "stl-10" {
+			want = filepath.Join(root, data.STL10Path)
 		} else if cfg.Data.Source != "tu" || cfg.Data.Name != name {
 			t.Errorf("%s: data %+v", name, cfg.Data)
 		}
