@@ -1,0 +1,206 @@
+"""Tests of the Python client against the Go server.
+
+Run from the repository root with an interpreter that has numpy (and torch
+for the DataLoader tests):
+
+    /usr/bin/python3 -m unittest discover -s clients/python/tests -v
+
+The server binary is $BATCHSAMPLER_BIN, or built with `go build` into a
+temporary directory. `go test ./cmd/batchsampler -run TestPythonClient`
+runs these tests too.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+
+from batchsampler_client import RefreshDue, ServiceBatchSampler, ServiceError, shard_rows  # noqa: E402
+
+try:
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+except ImportError:  # the DataLoader tests skip
+    torch = None
+
+N, D, B = 600, 16, 32
+COMMON = ["-m", "80", "-k", "8", "-b", str(B), "-seed", "3", "-alpha", "0.2"]
+
+_tmp = None
+_bin = None
+
+
+def setUpModule():
+    global _tmp, _bin
+    _tmp = tempfile.mkdtemp(prefix="bsclient")
+    _bin = os.environ.get("BATCHSAMPLER_BIN")
+    if not _bin:
+        if shutil.which("go") is None:
+            raise unittest.SkipTest("no $BATCHSAMPLER_BIN and no go to build the server")
+        _bin = os.path.join(_tmp, "batchsampler")
+        subprocess.run(["go", "build", "-o", _bin, "./cmd/batchsampler"], cwd=REPO, check=True, timeout=600)
+
+
+def tearDownModule():
+    if _tmp:
+        shutil.rmtree(_tmp, ignore_errors=True)
+
+
+def embeddings(seed=0, n=N):
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((6, D))
+    return (centres[rng.integers(0, 6, n)] + 1.2 * rng.standard_normal((n, D))).astype(np.float32)
+
+
+class Server:
+    """A `batchsampler serve` process on a free loopback port."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([_bin, "serve", "-addr", "127.0.0.1:0", "-quiet", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line.startswith("listening on "):
+            self.proc.kill()
+            raise RuntimeError(f"server did not start: {line!r} {self.proc.stderr.read()}")
+        self.url = line.split()[-1]
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def cli_batches(emb_path, steps, *args):
+    """The batches subcommand's output for the same configuration."""
+    out = os.path.join(_tmp, "cli.npy")
+    subprocess.run([_bin, "batches", "-emb", emb_path, "-out", out, "-steps", str(steps), *COMMON, *args],
+                   check=True, capture_output=True, timeout=120)
+    return [[int(v) for v in row if v >= 0] for row in np.load(out)]
+
+
+class ClientTest(unittest.TestCase):
+
+    @unittest.skipIf(torch is None, "torch is not installed")
+    def test_dataloader_yields_server_batches(self):
+        emb = embeddings()
+        emb_path = os.path.join(_tmp, "e.npy")
+        np.save(emb_path, emb)
+        with Server(*COMMON, "-refresh-every", "7") as srv:
+            sampler = ServiceBatchSampler(srv.url, embed_fn=lambda step: emb)
+            loader = DataLoader(TensorDataset(torch.arange(N)), batch_sampler=sampler)
+            self.assertEqual(len(loader), -(-N // B))
+            got = [batch[0].tolist() for batch in loader]
+            self.assertEqual(len(got), len(loader))
+            for b in got:
+                self.assertEqual(len(b), B)
+                self.assertEqual(len(set(b)), B)
+            # Again through the server (old steps are answered identically)
+            # and from the batches subcommand (= the Go Driver, see the Go
+            # tests).
+            other = ServiceBatchSampler(srv.url)
+            self.assertEqual([other.batch(s) for s in range(len(got))], got)
+            self.assertEqual(cli_batches(emb_path, len(got), "-refresh-every", "7"), got)
+            # The next epoch continues where the first ended.
+            second = [batch[0].tolist() for batch in loader]
+            self.assertEqual(len(second), len(got))
+            self.assertEqual(sampler.step, 2 * len(got))
+
+    def test_two_ranks_see_each_global_batch_once(self):
+        emb = embeddings(1)
+        with Server(*COMMON, "-refresh-every", "5", "-epochs", "2") as srv:
+            results, errors = {}, []
+
+            def rank_loop(rank):
+                try:
+                    lo, hi = shard_rows(N, rank, 2)
+                    s = ServiceBatchSampler(srv.url, rank=rank, world_size=2, num_instances=N,
+                                            embed_fn=lambda step: emb[lo:hi], refresh_wait=60)
+                    results[rank] = [b for _ in range(2) for b in s]
+                except Exception as e:  # reported by the main thread
+                    errors.append(e)
+
+            threads = [threading.Thread(target=rank_loop, args=(r,)) for r in (0, 1)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=120)
+            self.assertFalse(errors, errors)
+            whole = ServiceBatchSampler(srv.url)
+            steps = 2 * len(whole)
+            self.assertEqual(len(results[0]), steps)
+            self.assertEqual(len(results[1]), steps)
+            for step in range(steps):
+                a, b = results[0][step], results[1][step]
+                self.assertEqual(len(a), B // 2)
+                self.assertEqual(len(b), B // 2)
+                self.assertFalse(set(a) & set(b), f"step {step}: ranks share instances")
+                self.assertEqual(a + b, whole.batch(step), f"step {step}")
+            self.assertEqual(whole.info()["refreshes"], -(-steps // 5))
+
+    def test_state_dict_resumes_on_a_new_server(self):
+        emb = embeddings(2)
+        with Server(*COMMON, "-refresh-every", "4") as a:
+            s = ServiceBatchSampler(a.url, embed_fn=lambda step: emb)
+            it = iter(s)
+            first = [next(it) for _ in range(6)]
+            state = s.state_dict(include_server_state=True)
+            rest = list(it)
+        self.assertEqual(state["step"], 6)
+        with Server(*COMMON, "-refresh-every", "4") as b:
+            r = ServiceBatchSampler(b.url, embed_fn=lambda step: emb)
+            r.load_state_dict(state)
+            self.assertEqual(r.batch(5), first[5])  # a kept step
+            self.assertEqual(list(r), rest)
+
+    def test_errors(self):
+        emb = embeddings(3)
+        with Server(*COMMON) as srv:
+            s = ServiceBatchSampler(srv.url)
+            with self.assertRaises(RefreshDue) as cm:
+                s.batch(0)
+            self.assertIn("refresh due before step 0", str(cm.exception))
+            with self.assertRaises(RuntimeError):
+                len(s)
+            bad = emb.copy()
+            bad[4, 1] = np.nan
+            with self.assertRaisesRegex(ValueError, "row 4"):
+                s.refresh(bad)
+            s.refresh(emb)
+            self.assertEqual(len(s), -(-N // B))
+            with self.assertRaises(ServiceError) as cm:
+                s.refresh(emb[:100])
+            self.assertEqual((cm.exception.status, cm.exception.code), (409, "n_changed"))
+            with self.assertRaises(ServiceError) as cm:
+                s._json("POST", "/v1/refresh", b"\x93NUMPY garbage")
+            self.assertEqual(cm.exception.code, "bad_npy")
+            with self.assertRaises(ServiceError) as cm:
+                ServiceBatchSampler(srv.url, rank=0, world_size=1)._json("GET", "/v1/batch?step=0&rank=3&world=2")
+            self.assertEqual(cm.exception.code, "bad_rank")
+            with self.assertRaises(ValueError):
+                ServiceBatchSampler(srv.url, rank=2, world_size=2)
+            self.assertEqual(s.health()["status"], "ok")
+            self.assertEqual(len(s.batch(0)), B)
+
+
+if __name__ == "__main__":
+    unittest.main()
