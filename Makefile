@@ -30,6 +30,16 @@ demo:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadTU$$' -fuzztime 30s ./data/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadGIN$$' -fuzztime 30s ./data/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCIFAR10$$' -fuzztime 30s ./data/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadIDX$$' -fuzztime 30s ./data/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSTL10$$' -fuzztime 30s ./data/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFolderImage$$' -fuzztime 30s ./data/
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 30s ./internal/npy/
+
+## python-client: the Python client's tests against a Go server they start (Debian's python3-numpy, python3-torch)
+.PHONY: python-client
+python-client:
+	/usr/bin/python3 -m unittest discover -s clients/python/tests -v
 
 ## graphcl-tables: the README's GraphCL table (5 seeds per dataset)
 graphcl-tables: graphcl-mutag graphcl-imdb-b graphcl-nci1
