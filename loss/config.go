@@ -10,6 +10,11 @@
 // stable in float32 for small temperatures and huge raw projections.
 // Gorgonia's own SoftMax, LogSoftMax and LogSumExp are not used: in v0.9.18
 // they are numerically unsafe or broken.
+//
+// LocalGlobal (jsd.go, kind "jsd") is InfoGraph's Jensen–Shannon
+// local–global estimator, MVGRL's objective: node representations against
+// the graph representations of the batch, again one fused op with an
+// analytic gradient.
 package loss
 
 import (
@@ -22,7 +27,17 @@ const (
 	KindInfoNCE = "infonce" // plain InfoNCE
 	KindDCL     = "dcl"     // debiased contrastive loss (Chuang et al., 2020)
 	KindHCL     = "hcl"     // hard-negative contrastive loss (Robinson et al., 2021)
+	// KindJSD is InfoGraph's Jensen–Shannon local–global estimator
+	// (LocalGlobal), the objective of method mvgrl. It contrasts node
+	// representations with graph representations, not two views'
+	// projections: Build and Value refuse it, and it ignores form,
+	// temperature, tau_plus and beta.
+	KindJSD = "jsd"
 )
+
+// ContrastiveKinds are the kinds Build and Value compute: InfoNCE and the
+// variants that reweight its negatives.
+var ContrastiveKinds = []string{KindInfoNCE, KindDCL, KindHCL}
 
 // Forms accepted in Config.Form: which pairs of a batch are negatives.
 const (
@@ -41,7 +56,8 @@ const (
 // Config selects and parameterises a contrastive objective. It is the
 // "loss" section of a training configuration.
 type Config struct {
-	// Kind is the objective: "infonce", "dcl" or "hcl".
+	// Kind is the objective: "infonce", "dcl" or "hcl" (the contrastive
+	// objectives of Build), or "jsd" (LocalGlobal, method mvgrl).
 	Kind string `yaml:"kind"`
 	// Form decides which pairs are negatives: "simclr", "graphcl" or
 	// "simcse". For DCL and HCL, "graphcl" and "simcse" are the same
@@ -76,9 +92,9 @@ func Default(modality string) Config {
 // (e.g. "loss.temperature") and the allowed values or range.
 func (c Config) Validate() error {
 	switch c.Kind {
-	case KindInfoNCE, KindDCL, KindHCL:
+	case KindInfoNCE, KindDCL, KindHCL, KindJSD:
 	default:
-		return fmt.Errorf("loss.kind: unknown kind %q; allowed: %q, %q, %q", c.Kind, KindInfoNCE, KindDCL, KindHCL)
+		return fmt.Errorf("loss.kind: unknown kind %q; allowed: %q, %q, %q, %q", c.Kind, KindInfoNCE, KindDCL, KindHCL, KindJSD)
 	}
 	switch c.Form {
 	case FormSimCLR, FormGraphCL, FormSimCSE:
@@ -97,6 +113,18 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// validateContrastive is Validate for Build and Value, which compute the
+// InfoNCE family only.
+func (c Config) validateContrastive() error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if c.Kind == KindJSD {
+		return fmt.Errorf("loss.kind: %q is the local–global objective of LocalGlobal (method mvgrl), not a contrastive loss of two views' projections; allowed here: %q, %q, %q", c.Kind, KindInfoNCE, KindDCL, KindHCL)
+	}
+	return nil
+}
+
 // String renders the configuration compactly, e.g.
 // "dcl/simclr(τ=0.5,τ⁺=0.1)".
 func (c Config) String() string {
@@ -105,6 +133,8 @@ func (c Config) String() string {
 		return fmt.Sprintf("%s/%s(τ=%g,τ⁺=%g)", c.Kind, c.Form, c.Temperature, c.TauPlus)
 	case KindHCL:
 		return fmt.Sprintf("%s/%s(τ=%g,τ⁺=%g,β=%g)", c.Kind, c.Form, c.Temperature, c.TauPlus, c.Beta)
+	case KindJSD:
+		return c.Kind
 	}
 	return fmt.Sprintf("%s/%s(τ=%g)", c.Kind, c.Form, c.Temperature)
 }

@@ -19,7 +19,7 @@ const cosEps = 1e-8
 // (returned in float32; all arithmetic is float64). It is the same kernel
 // the Gorgonia op runs, so other packages can use it as a reference.
 func Value(c Config, z1, z2 []float32, b, d int) (loss float64, g1, g2 []float32, err error) {
-	if err := c.Validate(); err != nil {
+	if err := c.validateContrastive(); err != nil {
 		return 0, nil, nil, err
 	}
 	if err := checkDims(b, d, len(z1), len(z2)); err != nil {

@@ -19,7 +19,7 @@ import (
 // (checked against the exact inputs), so a training step pays for one
 // pass. The LispMachine (DoDiff) is not supported.
 func Build(c Config, z1, z2 *G.Node) (*G.Node, error) {
-	if err := c.Validate(); err != nil {
+	if err := c.validateContrastive(); err != nil {
 		return nil, err
 	}
 	if z1 == nil || z2 == nil {

@@ -12,6 +12,9 @@
 // views through the same [Bound], differentiates, reads [Bound.Grads],
 // steps [Adam] and folds the batch statistics into the BatchNorm running
 // buffers with [Bound.CommitStats] (see the package example).
+//
+// MVGRL's model (gcn.go, mvgrl.go) pairs two [GCN] encoders, one per view
+// of a [ViewBatch], with two [ShortcutMLP] heads: see [MVGRL].
 package model
 
 import (

@@ -151,6 +151,22 @@ type ModelConfig struct {
 	// embedding projection or cached): "query" (the online branch after
 	// the predictor, default) or "key" (the momentum encoder's).
 	Projection string `yaml:"projection"`
+	// Diffusion is the second view of method mvgrl.
+	Diffusion DiffusionConfig `yaml:"diffusion"`
+}
+
+// DiffusionConfig is method mvgrl's diffusion view: the personalised
+// PageRank S = α(I − (1−α)D^-½(A+I)D^-½)^-1 of every graph, computed once
+// per dataset (data.PPRDiffusion) and kept sparse.
+type DiffusionConfig struct {
+	// Alpha is the teleport probability α in (0, 1) (MVGRL: 0.2).
+	Alpha float64 `yaml:"alpha"`
+	// Eps drops the entries of S below it (0 keeps every entry, MVGRL's
+	// dense S).
+	Eps float64 `yaml:"eps"`
+	// TopK keeps at most the TopK largest entries of every row of S (0: no
+	// cap; a bound on the cost for datasets of large graphs).
+	TopK int `yaml:"top_k"`
 }
 
 // AugmentConfig lists the augmentations that make the second view.
@@ -330,6 +346,9 @@ func (c *Config) Validate() error {
 			if ms.Validate != nil {
 				errs = append(errs, ms.Validate(c)...)
 			}
+			if p := lossKindProblem(c, ms); p != "" {
+				errs = append(errs, p)
+			}
 			errs = append(errs, foreignKeys("model", c.Model, "method "+c.Method, ms.ModelKeys...)...)
 			errs = append(errs, foreignKeys("augment", c.Augment, "method "+c.Method, ms.AugmentKeys...)...)
 		}
@@ -400,6 +419,32 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("invalid config:\n  %s", strings.Join(errs, "\n  "))
 	}
 	return nil
+}
+
+// lossKindProblem says why loss.kind does not fit the method (its
+// MethodSpec.LossKinds, by default the InfoNCE family), or returns "".
+func lossKindProblem(c *Config, ms MethodSpec) string {
+	kinds := ms.LossKinds
+	if kinds == nil {
+		kinds = loss.ContrastiveKinds
+	}
+	if slices.Contains(kinds, c.Loss.Kind) || c.Loss.Validate() != nil {
+		return "" // fits, or loss.Validate reports the unknown kind
+	}
+	msg := fmt.Sprintf("loss.kind: %q does not apply to method %s; allowed: %s", c.Loss.Kind, c.Method, strings.Join(kinds, ", "))
+	if slices.Contains(loss.ContrastiveKinds, c.Loss.Kind) && c.Loss.Kind != loss.KindInfoNCE {
+		msg += fmt.Sprintf(" (%s debiases the negatives of an InfoNCE loss between two views' projections, which method %s does not compute)", c.Loss.Kind, c.Method)
+	}
+	var users []string
+	for _, name := range keys(methodSpecs) {
+		if slices.Contains(methodSpecs[name].LossKinds, c.Loss.Kind) {
+			users = append(users, name)
+		}
+	}
+	if len(users) > 0 {
+		msg += fmt.Sprintf(" (%s is the objective of method %s)", c.Loss.Kind, strings.Join(users, ", "))
+	}
+	return msg
 }
 
 // DataRoot resolves data.root: the config value, else data.DefaultRoot

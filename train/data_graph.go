@@ -15,7 +15,12 @@ func init() {
 
 // graphDataset is a set of labelled graphs; its one split, "train", is
 // what the sampler draws from and what the SVM protocol cross-validates.
-type graphDataset struct{ set *data.GraphSet }
+// views caches what methods derive from the graphs once per dataset (the
+// runs of an experiment share it): mvgrl's propagation matrices.
+type graphDataset struct {
+	set   *data.GraphSet
+	views *viewCache
+}
 
 func (d graphDataset) Name() string      { return d.set.Name }
 func (d graphDataset) NumInstances() int { return len(d.set.Graphs) }
@@ -114,7 +119,7 @@ func loadGraphs(cfg *Config) (Dataset, error) {
 	if err := set.SetFeatures(data.FeatureOptions{Kind: dc.Features, MaxDegree: dc.MaxDegree}); err != nil {
 		return nil, fmt.Errorf("data.features: %w", err)
 	}
-	return graphDataset{set}, nil
+	return graphDataset{set: set, views: new(viewCache)}, nil
 }
 
 // loadError wraps a dataset loading error, naming the data root when the

@@ -124,6 +124,10 @@ type MethodSpec struct {
 	// that names this method (its loss, optimizer, model sizes); the
 	// config file's keys are decoded over the result.
 	Defaults func(cfg *Config)
+	// LossKinds are the values of loss.kind the method trains with; nil
+	// means the InfoNCE family (loss.ContrastiveKinds: infonce, dcl, hcl).
+	// A config with another kind is refused.
+	LossKinds []string
 }
 
 var (

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/batchsampler-go/batchsampler/eval"
+	"github.com/batchsampler-go/batchsampler/loss"
 )
 
 // Results is the content of DIR/results.json.
@@ -50,6 +51,9 @@ type Paired struct {
 }
 
 func lossName(c *Config) string {
+	if c.Loss.Kind == loss.KindJSD {
+		return c.Loss.Kind // no form: it contrasts nodes with graphs
+	}
 	return c.Loss.Kind + "/" + c.Loss.Form
 }
 

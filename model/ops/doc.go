@@ -12,7 +12,12 @@
 //     split between goroutines, bias and ReLU fused), whose backward can skip
 //     dx for inputs that need no gradient;
 //   - [BiasAct]: a fused row-broadcast bias addition with an optional ReLU;
-//   - [ColSum]: the column sums of a matrix (used by the gradients above).
+//   - [ColSum]: the column sums of a matrix (used by the gradients above);
+//   - [WSpMM]: a fixed sparse matrix with values ([WeightedCSR]: a
+//     normalised adjacency or a graph diffusion) times a dense node, with
+//     the gradient Mᵀ·dY (MVGRL's GCN propagation);
+//   - [PReLU]: max(x, 0) + a·min(x, 0) with a learnable slope (one, or one
+//     per column), with gradients with respect to x and the slope.
 //
 // Image encoders (a CIFAR ResNet), on [N,C,H,W] tensors:
 //

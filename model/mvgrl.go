@@ -1,0 +1,320 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/batchsampler-go/batchsampler/data"
+	"github.com/batchsampler-go/batchsampler/model/ops"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// MVGRL (Hassani & Khasahmadi 2020, graph level; kavehhassani/mvgrl,
+// graph/train.py): two GCN encoders, one per view, with the same node
+// features and different propagation matrices (view 1 the normalised
+// adjacency D^-½(A+I)D^-½, view 2 its personalised-PageRank diffusion), a
+// node head shared by the views' last-layer node outputs and a graph head
+// shared by their readouts. The representation that is evaluated is the
+// sum of the two views' graph head outputs.
+//
+// The reference pads every graph to the dataset's largest node count and
+// uses dense matrices; here a batch is packed without padding and the
+// propagation matrices are sparse, so a graph's readout sums its own nodes
+// only (the reference also sums PReLU(bias) over the padding rows).
+
+// ViewBatch is a packed batch of graphs with both MVGRL views: the nodes
+// of all graphs numbered consecutively, their features, and per view one
+// block-diagonal propagation matrix over the packed ids.
+type ViewBatch struct {
+	NumGraphs, NumNodes, FeatDim int
+	// X holds the node features, NumNodes×FeatDim row-major.
+	X []float32
+	// GraphPtr (len NumGraphs+1): the nodes of graph j are GraphPtr[j] ..
+	// GraphPtr[j+1]-1.
+	GraphPtr []int32
+	// Views are the propagation matrices of view 1 and view 2.
+	Views [2]*ops.WeightedCSR
+	// Pool is the NumGraphs×NumNodes sum-pooling matrix.
+	Pool *ops.CSR
+}
+
+// PackViews packs graphs and their two propagation matrices (views[v][i]
+// belongs to graphs[i] and is NumNodes×NumNodes of that graph) into one
+// batch. Every graph needs features (data.GraphSet.SetFeatures), all of
+// the same dimension and finite.
+func PackViews(graphs []*data.Graph, views [2][]data.SparseMatrix) (*ViewBatch, error) {
+	if len(graphs) == 0 {
+		return nil, errors.New("pack views: no graphs")
+	}
+	b := &ViewBatch{NumGraphs: len(graphs), GraphPtr: make([]int32, len(graphs)+1)}
+	nnz := [2]int{}
+	for i, g := range graphs {
+		if g == nil {
+			return nil, fmt.Errorf("pack views: graph %d is nil", i)
+		}
+		if g.X == nil || g.FeatDim <= 0 || len(g.X) != g.NumNodes*g.FeatDim {
+			return nil, fmt.Errorf("pack views: graph %d has no features (FeatDim %d, %d values for %d nodes): call GraphSet.SetFeatures first", i, g.FeatDim, len(g.X), g.NumNodes)
+		}
+		if i == 0 {
+			b.FeatDim = g.FeatDim
+		} else if g.FeatDim != b.FeatDim {
+			return nil, fmt.Errorf("pack views: graph %d has FeatDim %d, graph 0 has %d", i, g.FeatDim, b.FeatDim)
+		}
+		for k, v := range g.X {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return nil, fmt.Errorf("pack views: graph %d feature %d is %v", i, k, v)
+			}
+		}
+		for v := range views {
+			if len(views[v]) != len(graphs) {
+				return nil, fmt.Errorf("pack views: view %d has %d matrices for %d graphs", v+1, len(views[v]), len(graphs))
+			}
+			if m := views[v][i]; m.N != g.NumNodes {
+				return nil, fmt.Errorf("pack views: view %d of graph %d is %d×%d, the graph has %d nodes", v+1, i, m.N, m.N, g.NumNodes)
+			}
+			if err := views[v][i].Validate(); err != nil {
+				return nil, fmt.Errorf("pack views: view %d of graph %d: %w", v+1, i, err)
+			}
+			nnz[v] += views[v][i].NNZ()
+		}
+		b.NumNodes += g.NumNodes
+		if b.NumNodes > math.MaxInt32 || nnz[0] > math.MaxInt32 || nnz[1] > math.MaxInt32 {
+			return nil, fmt.Errorf("pack views: more than %d nodes or entries", math.MaxInt32)
+		}
+		b.GraphPtr[i+1] = int32(b.NumNodes)
+	}
+	b.X = make([]float32, 0, b.NumNodes*b.FeatDim)
+	for _, g := range graphs {
+		b.X = append(b.X, g.X...)
+	}
+	for v := range views {
+		rowPtr := make([]int32, 0, b.NumNodes+1)
+		rowPtr = append(rowPtr, 0)
+		col := make([]int32, 0, nnz[v])
+		val := make([]float64, 0, nnz[v])
+		for i, m := range views[v] {
+			base := b.GraphPtr[i]
+			for r := 0; r < m.N; r++ {
+				for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
+					col = append(col, base+m.Col[k])
+					val = append(val, m.Val[k])
+				}
+				rowPtr = append(rowPtr, int32(len(col)))
+			}
+		}
+		w, err := ops.NewWeightedCSR(b.NumNodes, b.NumNodes, rowPtr, col, val)
+		if err != nil {
+			return nil, fmt.Errorf("pack views: view %d: %w", v+1, err)
+		}
+		b.Views[v] = w
+	}
+	col := make([]int32, b.NumNodes)
+	for v := range col {
+		col[v] = int32(v)
+	}
+	pool, err := ops.NewCSR(b.NumGraphs, b.NumNodes, b.GraphPtr, col)
+	if err != nil {
+		return nil, fmt.Errorf("pack views: pooling: %w", err)
+	}
+	b.Pool = pool
+	return b, nil
+}
+
+// MVGRLConfig sizes an MVGRL model.
+type MVGRLConfig struct {
+	InDim  int // node feature dimension; required
+	Hidden int // width of every GCN layer and of the heads' outputs; required
+	Layers int // GCN layers per encoder; required
+	// Float64 makes parameters and activations float64 (gradient checks).
+	// Embed needs float32.
+	Float64 bool
+}
+
+// MVGRL is MVGRL's model: Encoders[v] encodes view v+1; NodeHead
+// (Hidden → Hidden) maps both views' last-layer node outputs and GraphHead
+// (Layers·Hidden → Hidden) both views' readouts (see the top of the file).
+type MVGRL struct {
+	cfg                 MVGRLConfig
+	Encoders            [2]*GCN
+	NodeHead, GraphHead *ShortcutMLP
+	params              []*Param
+}
+
+// NewMVGRL builds the model with parameter names as the reference's
+// state_dict (gnn1., gnn2., mlp1. for the node head, mlp2. for the graph
+// head); each part draws from its own PCG source derived from seed.
+func NewMVGRL(cfg MVGRLConfig, seed uint64) (*MVGRL, error) {
+	gc := GCNConfig{InDim: cfg.InDim, Hidden: cfg.Hidden, Layers: cfg.Layers, Float64: cfg.Float64}
+	m := &MVGRL{cfg: cfg}
+	var err error
+	for v := range m.Encoders {
+		if m.Encoders[v], err = NewGCN(fmt.Sprintf("gnn%d.", v+1), gc, seed^uint64(0x676e6e31+v)); err != nil {
+			return nil, fmt.Errorf("mvgrl: %w", err)
+		}
+	}
+	if m.NodeHead, err = NewShortcutMLP("mlp1.", ShortcutMLPConfig{In: cfg.Hidden, Out: cfg.Hidden, Float64: cfg.Float64}, seed^0x6d6c7031); err != nil {
+		return nil, fmt.Errorf("mvgrl: node head: %w", err)
+	}
+	if m.GraphHead, err = NewShortcutMLP("mlp2.", ShortcutMLPConfig{In: cfg.Layers * cfg.Hidden, Out: cfg.Hidden, Float64: cfg.Float64}, seed^0x6d6c7032); err != nil {
+		return nil, fmt.Errorf("mvgrl: graph head: %w", err)
+	}
+	for _, ps := range [][]*Param{m.Encoders[0].Params(), m.Encoders[1].Params(), m.NodeHead.Params(), m.GraphHead.Params()} {
+		m.params = append(m.params, ps...)
+	}
+	return m, nil
+}
+
+// Config returns the configuration.
+func (m *MVGRL) Config() MVGRLConfig { return m.cfg }
+
+// Params returns every parameter (all trainable): the view 1 encoder's,
+// the view 2 encoder's, the node head's and the graph head's, in that
+// order.
+func (m *MVGRL) Params() []*Param { return m.params }
+
+// EmbedDim is the size of the evaluation embedding, Hidden.
+func (m *MVGRL) EmbedDim() int { return m.cfg.Hidden }
+
+// MVGRLOutputs are the nodes of one forward pass: Local[v] the node head's
+// output for view v+1's node representations (NumNodes × Hidden),
+// Global[v] the graph head's output for its readouts (NumGraphs × Hidden).
+type MVGRLOutputs struct {
+	Local, Global [2]*gorgonia.Node
+}
+
+// MVGRLBound is an MVGRL bound into one expression graph.
+type MVGRLBound struct {
+	g          *gorgonia.ExprGraph
+	m          *MVGRL
+	enc        [2]*GCNBound
+	node, grph *ShortcutMLPBound
+	n          int // number of Forward calls, for unique input names
+}
+
+// Bind prepares m for the expression graph g. Call it once per graph.
+func (m *MVGRL) Bind(g *gorgonia.ExprGraph) *MVGRLBound {
+	return &MVGRLBound{g: g, m: m, enc: [2]*GCNBound{m.Encoders[0].Bind(g), m.Encoders[1].Bind(g)},
+		node: m.NodeHead.Bind(g), grph: m.GraphHead.Bind(g)}
+}
+
+// Forward adds both views of batch, encoded and mapped by the heads. A
+// float32 model uses batch.X in place as the input's value: leave it
+// unchanged until the machine has run.
+func (b *MVGRLBound) Forward(batch *ViewBatch) (MVGRLOutputs, error) {
+	var out MVGRLOutputs
+	if batch == nil || batch.NumNodes == 0 || batch.Views[0] == nil || batch.Views[1] == nil || batch.Pool == nil {
+		return out, errors.New("mvgrl: empty or incomplete batch (use PackViews)")
+	}
+	if batch.FeatDim != b.m.cfg.InDim || len(batch.X) != batch.NumNodes*batch.FeatDim {
+		return out, fmt.Errorf("mvgrl: batch has %d features of dimension %d for %d nodes, model InDim is %d", len(batch.X), batch.FeatDim, batch.NumNodes, b.m.cfg.InDim)
+	}
+	dt := dtypeOf(b.m.cfg.Float64)
+	var xv *tensor.Dense
+	if dt == tensor.Float32 {
+		xv = tensor.New(tensor.WithShape(batch.NumNodes, batch.FeatDim), tensor.WithBacking(batch.X))
+	} else {
+		x64 := make([]float64, len(batch.X))
+		for i, v := range batch.X {
+			x64[i] = float64(v)
+		}
+		xv = tensor.New(tensor.WithShape(batch.NumNodes, batch.FeatDim), tensor.WithBacking(x64))
+	}
+	x := gorgonia.NewMatrix(b.g, dt, gorgonia.WithShape(batch.NumNodes, batch.FeatDim),
+		gorgonia.WithName(fmt.Sprintf("mvgrl.%d.x", b.n)), gorgonia.WithValue(xv))
+	b.n++
+	for v := range 2 {
+		nodes, graphs, err := b.enc[v].Encode(x, batch.Views[v], batch.Pool)
+		if err != nil {
+			return out, fmt.Errorf("mvgrl: view %d: %w", v+1, err)
+		}
+		if out.Local[v], err = b.node.Forward(nodes); err != nil {
+			return out, fmt.Errorf("mvgrl: view %d node head: %w", v+1, err)
+		}
+		if out.Global[v], err = b.grph.Forward(graphs); err != nil {
+			return out, fmt.Errorf("mvgrl: view %d graph head: %w", v+1, err)
+		}
+	}
+	return out, nil
+}
+
+// parts returns the bound parts in Params order.
+func (b *MVGRLBound) parts() []*binding {
+	return []*binding{&b.enc[0].binding, &b.enc[1].binding, &b.node.binding, &b.grph.binding}
+}
+
+// Learnables returns the nodes of the trainable parameters used so far in
+// this graph, in Params order: pass them to gorgonia.Grad.
+func (b *MVGRLBound) Learnables() gorgonia.Nodes {
+	var ns gorgonia.Nodes
+	for _, p := range b.parts() {
+		ns = append(ns, p.learnables()...)
+	}
+	return ns
+}
+
+// Grads returns, after the machine ran the gradients, one slice per
+// parameter in Params order, reusing the slices of dst that have the right
+// size (see Bound.Grads).
+func (b *MVGRLBound) Grads(dst [][]float32) ([][]float32, error) {
+	out := make([][]float32, 0, len(b.m.params))
+	k := 0
+	for _, p := range b.parts() {
+		n := 0
+		for _, q := range p.params {
+			if q.Trainable {
+				n++
+			}
+		}
+		var seg [][]float32
+		if k+n <= len(dst) {
+			seg = dst[k : k+n : k+n]
+		}
+		g, err := p.grads(seg)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g...)
+		k += n
+	}
+	return out, nil
+}
+
+// Embed runs the model on batch without gradients and returns the
+// evaluation embedding of every graph, Global[0] + Global[1] (MVGRL's
+// embed: the sum of the two views' graph head outputs), NumGraphs × Hidden
+// row-major. The model has no state that differs between training and
+// evaluation, so this is the training forward pass. It needs a float32
+// model.
+func (m *MVGRL) Embed(batch *ViewBatch) ([]float32, error) {
+	if m.cfg.Float64 {
+		return nil, fmt.Errorf("mvgrl embed: %w", errNotFloat32)
+	}
+	g := gorgonia.NewGraph()
+	out, err := m.Bind(g).Forward(batch)
+	if err != nil {
+		return nil, fmt.Errorf("mvgrl embed: %w", err)
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		return nil, fmt.Errorf("mvgrl embed: run: %w", err)
+	}
+	return SumGlobals(out)
+}
+
+// SumGlobals returns Global[0] + Global[1] of a forward pass that has run,
+// as a new float32 slice.
+func SumGlobals(out MVGRLOutputs) ([]float32, error) {
+	a, ok1 := out.Global[0].Value().Data().([]float32)
+	b, ok2 := out.Global[1].Value().Data().([]float32)
+	if !ok1 || !ok2 || len(a) != len(b) {
+		return nil, errors.New("mvgrl: graph outputs are not float32 values of one shape (has the machine run?)")
+	}
+	s := make([]float32, len(a))
+	for i := range s {
+		s[i] = a[i] + b[i]
+	}
+	return s, nil
+}

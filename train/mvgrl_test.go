@@ -1,0 +1,217 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/batchsampler-go/batchsampler/loss"
+)
+
+// tinyMVGRL is MVGRL on tinySynthetic's graphs, sized for a test.
+var tinyMVGRL = []string{"method=mvgrl", "model={kind: gcn, hidden: 8, layers: 2}", "loss={kind: jsd}"}
+
+// TestMVGRLDefaults: naming the method brings its recipe (GCN sizes, the
+// diffusion, loss.kind jsd, lr 1e-3); the file still overrides any of it,
+// and other methods keep theirs.
+func TestMVGRLDefaults(t *testing.T) {
+	cfg := mustParse(t, "modality: graph\nmethod: mvgrl\ndata: {source: synthetic, synthetic: {graphs: 40, classes: 2, min_nodes: 6, max_nodes: 8}}\n")
+	m := cfg.Model
+	if m.Kind != "gcn" || m.Hidden != 128 || m.Layers != 4 || m.Diffusion != (DiffusionConfig{Alpha: 0.2, Eps: 1e-4}) ||
+		cfg.Loss.Kind != loss.KindJSD || cfg.Train.LR != 1e-3 || cfg.Train.BatchSize != 128 || cfg.Train.Epochs != 20 || len(cfg.Augment.List) != 0 {
+		t.Errorf("mvgrl defaults not applied: model %+v loss %+v train %+v augment %+v", m, cfg.Loss, cfg.Train, cfg.Augment)
+	}
+	cfg = mustParse(t, tinySynthetic, "method=mvgrl", "model={hidden: 16, diffusion: {alpha: 0.15, eps: 0, top_k: 5}}", "loss={kind: jsd}", "train.lr=0.002")
+	if cfg.Model.Hidden != 16 || cfg.Model.Layers != 4 || cfg.Model.Diffusion != (DiffusionConfig{Alpha: 0.15, TopK: 5}) || cfg.Train.LR != 0.002 {
+		t.Errorf("overrides lost: %+v %+v", cfg.Model, cfg.Train)
+	}
+	if plain := mustParse(t, tinySynthetic); plain.Method != "graphcl" || plain.Loss.Kind != loss.KindInfoNCE || plain.Model.Kind != "gin" {
+		t.Errorf("graphcl config picked up mvgrl defaults: %+v %+v", plain.Model, plain.Loss)
+	}
+}
+
+func TestMVGRLConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want []string
+	}{
+		{[]string{"loss.kind=dcl"}, []string{"loss.kind (", `"dcl" does not apply to method mvgrl`, "allowed: jsd", "dcl debiases the negatives of an InfoNCE loss"}},
+		{[]string{"loss.kind=hcl"}, []string{"loss.kind (", `"hcl" does not apply to method mvgrl`, "hcl debiases"}},
+		{[]string{"loss.kind=infonce"}, []string{"loss.kind (", `"infonce" does not apply to method mvgrl`}},
+		{[]string{"model.kind=gin"}, []string{"model.kind", "gcn"}},
+		{[]string{"model.hidden=0"}, []string{"model.hidden"}},
+		{[]string{"model.layers=-1"}, []string{"model.layers"}},
+		{[]string{"model.diffusion.alpha=1"}, []string{"model.diffusion.alpha", "(0, 1)"}},
+		{[]string{"model.diffusion.eps=-0.1"}, []string{"model.diffusion.eps"}},
+		{[]string{"model.diffusion.top_k=-3"}, []string{"model.diffusion.top_k"}},
+		{[]string{"model.proj_dim=8"}, []string{"model.proj_dim (", "not used by method mvgrl"}},
+		{[]string{"augment.list=[{kind: node_drop, ratio: 0.1}]"}, []string{"augment.list (", "not used by method mvgrl"}},
+	} {
+		_, err := ParseConfig([]byte(tinySynthetic), append(slices.Clone(tinyMVGRL), tc.sets...))
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("-set %v: error %v, want one containing %q", tc.sets, err, w)
+			}
+		}
+	}
+	// The other way round: GraphCL refuses MVGRL's objective.
+	_, err := ParseConfig([]byte(tinySynthetic), []string{"loss.kind=jsd"})
+	if err == nil || !strings.Contains(err.Error(), `"jsd" does not apply to method graphcl`) || !strings.Contains(err.Error(), "objective of method mvgrl") {
+		t.Errorf("graphcl with loss.kind jsd: error %v", err)
+	}
+}
+
+// TestMVGRLStepAndEmbed: a step returns a finite loss, a gradient for every
+// parameter, and as projections the evaluation embeddings of its graphs
+// (what Embed gives for them within float32 rounding); the views are
+// computed once per dataset.
+func TestMVGRLStepAndEmbed(t *testing.T) {
+	cfg := mustParse(t, tinySynthetic, tinyMVGRL...)
+	ds, err := dataSpecs["graph"].Load(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms [2]*mvgrlMethod
+	for i := range ms {
+		m, err := newMVGRL(&cfg, ds, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms[i] = m.(*mvgrlMethod)
+	}
+	if &ms[0].views[1][0].RowPtr[0] != &ms[1].views[1][0].RowPtr[0] {
+		t.Error("the diffusion was computed twice for one dataset")
+	}
+	m := ms[0]
+	idx := []int{5, 17, 3, 40, 41, 88}
+	res, err := m.Step(idx, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.IsNaN(res.Loss) || math.IsInf(res.Loss, 0) || res.Loss < -4*math.Ln2 {
+		t.Errorf("loss %v outside [−4 log 2, ∞)", res.Loss)
+	}
+	if len(res.Grads) != len(m.Params()) {
+		t.Fatalf("%d gradients for %d parameters", len(res.Grads), len(m.Params()))
+	}
+	for i, g := range res.Grads {
+		if len(g) != m.Params()[i].Value.DataSize() {
+			t.Fatalf("%s: gradient of %d values", m.Params()[i].Name, len(g))
+		}
+	}
+	emb, err := m.Embed("train", "encoder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, err := m.Embed("train", "projection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if emb.N != 90 || emb.D != 8 || res.ProjDim != 8 || !slices.Equal(emb.Data, proj.Data) {
+		t.Fatalf("embeddings %d×%d (projection equal: %v), step projections of width %d", emb.N, emb.D, slices.Equal(emb.Data, proj.Data), res.ProjDim)
+	}
+	for i, j := range idx {
+		for k := 0; k < 8; k++ {
+			a, b := res.Proj[i*8+k], emb.Data[j*8+k]
+			if math.Abs(float64(a-b)) > 1e-4*math.Max(1, math.Abs(float64(b))) {
+				t.Fatalf("graph %d: step projection %v, embedding %v", j, a, b)
+			}
+		}
+	}
+	if _, err := m.Step([]int{3}, nil); err == nil || !strings.Contains(err.Error(), "B >= 2") {
+		t.Errorf("batch of one: err = %v", err)
+	}
+	if _, err := m.Embed("train", "key"); err == nil {
+		t.Error("unknown representation: want an error")
+	}
+}
+
+// TestMVGRLRunAndResume trains MVGRL with Uniform, kNN and BatchSampler,
+// interrupts the BatchSampler run mid-epoch, resumes it, and checks that
+// the resumed experiment ends bit for bit where an uninterrupted one does:
+// every logged loss, every score and every checkpointed parameter.
+func TestMVGRLRunAndResume(t *testing.T) {
+	cfg := mustParse(t, tinySynthetic, append(slices.Clone(tinyMVGRL), "seeds=[0]",
+		`samplers=[{kind: uniform}, {kind: knn, refresh_every: 2}, {kind: batchsampler, label: bs, m: 30, k: 5, alpha: 0.3, refresh_every: 2}]`)...)
+	ref := t.TempDir()
+	want, err := Run(context.Background(), cfg, Options{OutDir: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range want.Runs {
+		if r.Metric != "svm_accuracy" || !(r.Value > 0) {
+			t.Errorf("%s: %s %v", r.ID, r.Metric, r.Value)
+		}
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	obs := Observer{Step: func(s StepInfo) {
+		if s.Run == "bs-seed0" && s.Step == 5 {
+			cancel()
+		}
+	}}
+	if _, err := Run(ctx, cfg, Options{OutDir: dir, Observer: obs}); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("want ErrInterrupted, got %v", err)
+	}
+	got, err := Run(context.Background(), cfg, Options{OutDir: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := resultsOf(t, got), resultsOf(t, want); !maps.Equal(g, w) {
+		t.Errorf("resumed %v, uninterrupted %v", g, w)
+	}
+	sameLosses(t, readLosses(t, ref), readLosses(t, dir))
+	a, err := loadCheckpoint(filepath.Join(ref, "runs", "bs-seed0", "checkpoint.gob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadCheckpoint(filepath.Join(dir, "runs", "bs-seed0", "checkpoint.gob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"gnn1.layers.0.fc.weight", "gnn2.layers.1.act.weight", "mlp2.linear_shortcut.bias"} {
+		if _, ok := a.Params[name]; !ok {
+			t.Errorf("checkpoint lacks %s", name)
+		}
+	}
+	for name, v := range a.Params {
+		if !slices.Equal(v, b.Params[name]) {
+			t.Errorf("%s differs after resuming", name)
+		}
+	}
+}
+
+// TestMVGRLConfigRoundTrip: the written config.yaml of an mvgrl run keeps
+// only the keys the method reads and parses back to the same config.
+func TestMVGRLConfigRoundTrip(t *testing.T) {
+	c, err := LoadConfig(filepath.Join("..", "configs", "mvgrl-mutag.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteConfig(&b, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, absent := range []string{"proj_dim", "list:", "drop_isolated", "pred_hidden", "projection:", "arch:"} {
+		if strings.Contains(b.String(), absent) {
+			t.Errorf("written config has %q:\n%s", absent, b.String())
+		}
+	}
+	c2, err := ParseConfig([]byte(b.String()), nil)
+	if err != nil {
+		t.Fatalf("written config does not parse: %v\n%s", err, b.String())
+	}
+	var b2 strings.Builder
+	if err := WriteConfig(&b2, &c2); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != b2.String() {
+		t.Errorf("round trip changed the config:\n%s\nvs\n%s", b.String(), b2.String())
+	}
+}
