@@ -63,8 +63,8 @@ demo-sampler:
 	$(GO) run ./cmd/samplerdemo -config configs/demo-sampler.yaml -out $(OUT)/demo-sampler
 
 ## results: regenerate the recorded runs behind the README (results/; hours on 2 cores: see results/README.md)
-.PHONY: results results-graphs results-text results-vision results-fashion
+.PHONY: results results-graphs results-mvgrl results-text results-vision results-fashion
 results:
 	scripts/regenerate-results.sh all
-results-graphs results-text results-vision results-fashion:
+results-graphs results-mvgrl results-text results-vision results-fashion:
 	scripts/regenerate-results.sh $(subst results-,,$@)
