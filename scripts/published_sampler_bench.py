@@ -11,7 +11,7 @@ Usage (Debian's python3-torch):
   /usr/bin/python3 scripts/published_sampler_bench.py -n 50000 -d 128 -m 1000 -k 100 -b 256
 It writes the embeddings it used to -emb (an .npy the Go command reads), so
 both sides run on the same matrix."""
-import argparse, random, time
+import argparse, os, random, time
 
 import numpy as np
 import torch
@@ -56,7 +56,9 @@ def main():
     p.add_argument("-chunk", type=int, default=1000)
     p.add_argument("-batches", type=int, default=200)
     p.add_argument("-emb", default="")
+    p.add_argument("-threads", type=int, default=os.cpu_count(), help="torch threads (Debian's torch starts with 1)")
     a = p.parse_args()
+    torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     z = torch.randn(a.n, a.d)
     if a.emb:
