@@ -6,6 +6,7 @@ package sampler
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -45,7 +46,50 @@ func BuildGraphRows(e Embeddings, kind string, opt GraphOptions, lo, hi int) (*G
 	if err != nil {
 		return nil, fmt.Errorf("sampler: graph rows: %w", err)
 	}
-	n, d := e.N, e.D
+	return buildGraphRows(u, e.N, e.D, kind, opt, lo, hi)
+}
+
+// NormalizeRowsInPlace L2-normalises every row of e in place, with the
+// arithmetic the graph builders use on their copy (zero rows stay zero),
+// for BuildGraphRowsNormalized: a program that owns its embeddings saves
+// the N×D×4 bytes of that copy.
+func NormalizeRowsInPlace(e Embeddings) error {
+	if err := checkEmbeddings(e); err != nil {
+		return fmt.Errorf("sampler: normalize: %w", err)
+	}
+	for i := 0; i < e.N; i++ {
+		row := e.Data[i*e.D : (i+1)*e.D]
+		var s float64
+		for _, v := range row {
+			s += float64(v) * float64(v)
+		}
+		if s == 0 {
+			continue
+		}
+		inv := 1 / math.Sqrt(s)
+		for j, v := range row {
+			row[j] = float32(float64(v) * inv)
+		}
+	}
+	return nil
+}
+
+// BuildGraphRowsNormalized is BuildGraphRows on embeddings already
+// normalised by NormalizeRowsInPlace: the same rows, without the
+// normalised copy (peak memory: the embeddings, the rows' neighbour table
+// and per-worker scratch).
+func BuildGraphRowsNormalized(u Embeddings, kind string, opt GraphOptions, lo, hi int) (*GraphRows, error) {
+	if lo < 0 || hi > u.N || lo > hi {
+		return nil, fmt.Errorf("sampler: graph rows: range [%d, %d) is not within [0, %d)", lo, hi, u.N)
+	}
+	if err := checkEmbeddings(u); err != nil {
+		return nil, fmt.Errorf("sampler: graph rows: %w", err)
+	}
+	return buildGraphRows(u.Data, u.N, u.D, kind, opt, lo, hi)
+}
+
+// buildGraphRows builds rows [lo, hi) from the normalised rows u (n×d).
+func buildGraphRows(u []float32, n, d int, kind string, opt GraphOptions, lo, hi int) (*GraphRows, error) {
 	switch kind {
 	case "", GraphProximity:
 		m, k, err := resolveMK(n, opt.M, opt.K)

@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 )
@@ -47,6 +48,18 @@ func TestBuildGraphRowsMatchesRefresh(t *testing.T) {
 				if !slices.Equal(cat, s.Graph().Adj) {
 					t.Fatalf("build %d: concatenated shards differ from Refresh's graph", build)
 				}
+				// The in-place path: the same graph without the copy.
+				u := Embeddings{N: e.N, D: e.D, Data: slices.Clone(e.Data)}
+				if err := NormalizeRowsInPlace(u); err != nil {
+					t.Fatal(err)
+				}
+				r, err := BuildGraphRowsNormalized(u, tc.graph, opt, 0, e.N)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(r.Adj, s.Graph().Adj) {
+					t.Fatalf("build %d: BuildGraphRowsNormalized differs from Refresh's graph", build)
+				}
 			}
 		})
 	}
@@ -66,5 +79,22 @@ func TestBuildGraphRowsErrors(t *testing.T) {
 		if _, err := BuildGraphRows(e, tc.kind, GraphOptions{M: 10, K: 5}, tc.lo, tc.hi); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+}
+
+func TestNormalizeRowsInPlace(t *testing.T) {
+	e := Embeddings{N: 3, D: 2, Data: []float32{3, 4, 0, 0, 1, 0}}
+	if err := NormalizeRowsInPlace(e); err != nil {
+		t.Fatal(err)
+	}
+	if want := []float32{0.6, 0.8, 0, 0, 1, 0}; !slices.Equal(e.Data, want) {
+		t.Fatalf("normalised rows %v, want %v (zero rows stay zero)", e.Data, want)
+	}
+	bad := Embeddings{N: 2, D: 2, Data: []float32{1, float32(math.NaN()), 1, 1}}
+	if err := NormalizeRowsInPlace(bad); err == nil {
+		t.Fatal("NaN row: no error")
+	}
+	if _, err := BuildGraphRowsNormalized(Embeddings{N: 2, D: 2, Data: []float32{1}}, GraphProximity, GraphOptions{M: 1, K: 1}, 0, 2); err == nil {
+		t.Fatal("short data: no error")
 	}
 }
