@@ -55,10 +55,10 @@
 // graph, cover [0, N) without overlap and match their checksums.
 //
 // Memory: the neighbour table is N×K×4 bytes (ImageNet, N = 1,281,167 and
-// K = 500: 2.56 GB) and the embeddings are held twice (as read and
-// L2-normalised: 2×N×d×4 bytes, 1.3 GB at d = 128), so one machine's limit
-// is about 4·N·(K + 2d) bytes plus a few hundred MB of per-worker scratch:
-// on this project's 24 GiB machines N·(K+2d) up to about 5·10⁹. A shard of
+// K = 500: 2.56 GB) and graph holds the embeddings once (read, then
+// L2-normalised in place: N×d×4 bytes, 0.66 GB at d = 128), so one
+// machine's limit is about 4·N·(K + d) bytes plus some MB of per-worker
+// scratch: on this project's 24 GiB machines N·(K+d) up to about 5·10⁹. A shard of
 // rows [a, b) still holds all embeddings (candidates are drawn from every
 // node) but only (b−a)×K×4 bytes of table, so sharding splits the table's
 // memory and the scoring time, not the embeddings' memory; merge needs
