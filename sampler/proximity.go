@@ -381,48 +381,7 @@ func (bw *blockWork) drawSet(rng *rand.Rand, n, m int) []int32 {
 // if it is a candidate) is always excluded; when the node is not among the
 // candidates, column drop (if ≥ 0) is excluded instead.
 func (bw *blockWork) score(u []float32, d int, nodes []int32, cand []int32, nCand, drop, k int, adj []int32) {
-	rows := len(nodes)
-	for r, v := range nodes {
-		copy(bw.a[r*d:(r+1)*d], u[int(v)*d:(int(v)+1)*d])
-	}
-	excl := bw.excl[:rows] // excluded column per row
-	for r, v := range nodes {
-		bw.sel[r].reset(k)
-		switch {
-		case cand == nil:
-			excl[r] = int(v)
-		case bw.stamp[v] == bw.gen:
-			excl[r] = int(bw.pos[v])
-		default:
-			excl[r] = drop
-		}
-	}
-	inf := float32(math.Inf(-1))
-	for c0 := 0; c0 < nCand; c0 += bw.ldc {
-		cols := min(bw.ldc, nCand-c0)
-		var rowsIdx []int32 // nil: candidates c0.. in node order
-		if cand != nil {
-			rowsIdx = cand[c0 : c0+cols]
-		}
-		scoreBlock(bw, u, d, rows, c0, rowsIdx, cols)
-		for r := 0; r < rows; r++ {
-			row := bw.c[r*bw.ldc : r*bw.ldc+cols]
-			if x := excl[r] - c0; x >= 0 && x < cols {
-				row[x] = inf
-			}
-			bw.sel[r].push(row, int32(c0))
-		}
-	}
-	for r, v := range nodes {
-		ids := bw.sel[r].result()
-		out := adj[int(v)*k : (int(v)+1)*k]
-		for j, c := range ids {
-			if cand != nil {
-				c = cand[c]
-			}
-			out[j] = c
-		}
-	}
+	bw.scoreRows(u, d, nodes, cand, nCand, drop, k, 0, adj)
 }
 
 // buildPerNode is the ShareNode path: Algorithm 2 literally, one candidate

@@ -194,13 +194,15 @@ func buildBlockRows(u []float32, n, d, m, k, bs, workers int, seed uint64, lo, h
 	})
 }
 
-// scoreRows is blockWork.score writing node v's row to adj[(v−lo)·k:].
+// scoreRows is blockWork.score writing node v's row to adj[(v−lo)·k:]
+// (score is scoreRows with lo = 0): the excluded column of each row is the
+// node itself (cand nil), its position among the candidates, or drop.
 func (bw *blockWork) scoreRows(u []float32, d int, nodes []int32, cand []int32, nCand, drop, k, lo int, adj []int32) {
 	rows := len(nodes)
 	for r, v := range nodes {
 		copy(bw.a[r*d:(r+1)*d], u[int(v)*d:(int(v)+1)*d])
 	}
-	excl := bw.excl[:rows]
+	excl := bw.excl[:rows] // excluded column per row
 	for r, v := range nodes {
 		bw.sel[r].reset(k)
 		switch {
@@ -215,7 +217,7 @@ func (bw *blockWork) scoreRows(u []float32, d int, nodes []int32, cand []int32, 
 	inf := negInf32
 	for c0 := 0; c0 < nCand; c0 += bw.ldc {
 		cols := min(bw.ldc, nCand-c0)
-		var rowsIdx []int32
+		var rowsIdx []int32 // nil: candidates c0.. in node order
 		if cand != nil {
 			rowsIdx = cand[c0 : c0+cols]
 		}

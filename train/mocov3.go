@@ -70,22 +70,8 @@ func mocoV3Defaults(c *Config) {
 }
 
 func validateMoCoV3(c *Config) []string {
-	var errs problems
+	errs := problems(validateResNetEncoder(c))
 	add := errs.add
-	add(oneOf("model.kind", c.Model.Kind, "resnet"))
-	add(oneOf("model.stem", c.Model.Stem, "", "cifar", "imagenet"))
-	if _, err := model.ResNetPreset(c.Model.Arch); err != nil {
-		errs = append(errs, "model.arch: "+err.Error())
-	}
-	if len(c.Model.Widths) != len(c.Model.Blocks) {
-		errs = append(errs, fmt.Sprintf("model.widths, model.blocks: give both with the same length (got %d and %d)", len(c.Model.Widths), len(c.Model.Blocks)))
-	}
-	for i := range c.Model.Widths {
-		add(positive(fmt.Sprintf("model.widths[%d]", i), c.Model.Widths[i]))
-	}
-	for i := range c.Model.Blocks {
-		add(positive(fmt.Sprintf("model.blocks[%d]", i), c.Model.Blocks[i]))
-	}
 	add(positive("model.proj_hidden", c.Model.ProjHidden))
 	add(positive("model.proj_dim", c.Model.ProjDim))
 	add(positive("model.pred_hidden", c.Model.PredHidden))
@@ -138,14 +124,11 @@ func newMoCoV3(cfg *Config, ds Dataset, seed uint64) (Method, error) {
 	if !ok {
 		return nil, fmt.Errorf("mocov3 needs an image dataset, got %T", ds)
 	}
-	rc, err := model.ResNetPreset(cfg.Model.Arch)
+	rc, err := resnetConfig(cfg, d.train.C)
 	if err != nil {
-		return nil, fmt.Errorf("model.arch: %w", err)
+		return nil, err
 	}
-	if len(cfg.Model.Widths) > 0 {
-		rc.Widths, rc.Blocks = cfg.Model.Widths, cfg.Model.Blocks
-	}
-	rc.InChannels, rc.NoHead, rc.ImageNetStem = d.train.C, true, cfg.Model.Stem == "imagenet"
+	rc.NoHead = true
 	m := &mocoV3{cfg: cfg, ds: d, scale: 2 * cfg.Loss.Temperature, graphs: map[int]*mocoGraph{}}
 	// The momentum branch starts as a copy of the online one (moco-v3
 	// copies the parameters): the same seeds give the same values.

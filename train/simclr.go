@@ -22,8 +22,21 @@ func init() {
 }
 
 // validateResNet checks the model and augment keys of a ResNet encoder
-// with image views.
+// with image views (method simclr).
 func validateResNet(c *Config) []string {
+	errs := validateResNetEncoder(c)
+	if c.Model.ProjDim < 0 || c.Model.ProjHidden < 0 {
+		errs = append(errs, fmt.Sprintf("model.proj_dim, model.proj_hidden: must be >= 0, got %d, %d", c.Model.ProjDim, c.Model.ProjHidden))
+	}
+	if err := oneOf("augment.image", c.Augment.Image, "simclr", "crop_flip", "none"); err != nil {
+		errs = append(errs, err.Error())
+	}
+	return errs
+}
+
+// validateResNetEncoder checks the keys of the ResNet encoder that the
+// image methods share: model.kind, stem, arch, widths and blocks.
+func validateResNetEncoder(c *Config) []string {
 	var errs problems
 	add := errs.add
 	add(oneOf("model.kind", c.Model.Kind, "resnet"))
@@ -40,11 +53,22 @@ func validateResNet(c *Config) []string {
 	for i := range c.Model.Blocks {
 		add(positive(fmt.Sprintf("model.blocks[%d]", i), c.Model.Blocks[i]))
 	}
-	if c.Model.ProjDim < 0 || c.Model.ProjHidden < 0 {
-		errs = append(errs, fmt.Sprintf("model.proj_dim, model.proj_hidden: must be >= 0, got %d, %d", c.Model.ProjDim, c.Model.ProjHidden))
-	}
-	add(oneOf("augment.image", c.Augment.Image, "simclr", "crop_flip", "none"))
 	return errs
+}
+
+// resnetConfig is the ResNet of the model section for images of the given
+// channels: the preset of model.arch, model.widths and blocks when given,
+// and the stem.
+func resnetConfig(cfg *Config, channels int) (model.ResNetConfig, error) {
+	rc, err := model.ResNetPreset(cfg.Model.Arch)
+	if err != nil {
+		return rc, fmt.Errorf("model.arch: %w", err)
+	}
+	if len(cfg.Model.Widths) > 0 {
+		rc.Widths, rc.Blocks = cfg.Model.Widths, cfg.Model.Blocks
+	}
+	rc.InChannels, rc.ImageNetStem = channels, cfg.Model.Stem == "imagenet"
+	return rc, nil
 }
 
 func newSimCLR(cfg *Config, ds Dataset, seed uint64) (Method, error) {
@@ -52,15 +76,11 @@ func newSimCLR(cfg *Config, ds Dataset, seed uint64) (Method, error) {
 	if !ok {
 		return nil, fmt.Errorf("simclr needs an image dataset, got %T", ds)
 	}
-	rc, err := model.ResNetPreset(cfg.Model.Arch)
+	rc, err := resnetConfig(cfg, d.train.C)
 	if err != nil {
-		return nil, fmt.Errorf("model.arch: %w", err)
+		return nil, err
 	}
-	if len(cfg.Model.Widths) > 0 {
-		rc.Widths, rc.Blocks = cfg.Model.Widths, cfg.Model.Blocks
-	}
-	rc.InChannels, rc.ProjHidden, rc.ProjDim = d.train.C, cfg.Model.ProjHidden, cfg.Model.ProjDim
-	rc.ImageNetStem = cfg.Model.Stem == "imagenet"
+	rc.ProjHidden, rc.ProjDim = cfg.Model.ProjHidden, cfg.Model.ProjDim
 	m, err := model.NewResNet(rc, seed)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
