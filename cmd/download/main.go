@@ -328,20 +328,9 @@ func fetchCIFAR(ctx context.Context, name, root string, defaultRoot bool, rawURL
 	}
 	defer st.Close()
 
-	fmt.Fprintf(stdout, "downloading %s\n", u)
-	archive, err := data.DownloadMD5(ctx, u, st.Dir(), want)
+	archive, got, err := downloadMD5(ctx, u, st.Dir(), want, stdout)
 	if err != nil {
 		return err
-	}
-	got, err := data.FileMD5(archive)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "md5 %s  %s\n", got, u)
-	if want != "" {
-		fmt.Fprintln(stdout, "checksum verified")
-	} else {
-		fmt.Fprintf(stdout, "checksum not verified; pin it with -md5 %s\n", got)
 	}
 	extracted := filepath.Join(st.Dir(), "extracted")
 	if err := data.ExtractTarGz(archive, extracted); err != nil {
@@ -392,20 +381,9 @@ func fetchSTL10(ctx context.Context, root string, defaultRoot bool, rawURL, sum 
 	}
 	defer st.Close()
 
-	fmt.Fprintf(stdout, "downloading %s\n", u)
-	archive, err := data.DownloadMD5(ctx, u, st.Dir(), want)
+	archive, got, err := downloadMD5(ctx, u, st.Dir(), want, stdout)
 	if err != nil {
 		return err
-	}
-	got, err := data.FileMD5(archive)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "md5 %s  %s\n", got, u)
-	if want != "" {
-		fmt.Fprintln(stdout, "checksum verified")
-	} else {
-		fmt.Fprintf(stdout, "checksum not verified; pin it with -md5 %s\n", got)
 	}
 	extracted := filepath.Join(st.Dir(), "extracted")
 	err = data.ExtractSTL10(archive, extracted)
@@ -500,4 +478,24 @@ func shellQuote(s string) string {
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// downloadMD5 fetches u into dir, checks its md5 against want (unless
+// empty) and reports the download and the checksum on stdout; it returns
+// the archive's path and md5.
+func downloadMD5(ctx context.Context, u, dir, want string, stdout io.Writer) (archive, got string, err error) {
+	fmt.Fprintf(stdout, "downloading %s\n", u)
+	if archive, err = data.DownloadMD5(ctx, u, dir, want); err != nil {
+		return "", "", err
+	}
+	if got, err = data.FileMD5(archive); err != nil {
+		return "", "", err
+	}
+	fmt.Fprintf(stdout, "md5 %s  %s\n", got, u)
+	if want != "" {
+		fmt.Fprintln(stdout, "checksum verified")
+	} else {
+		fmt.Fprintf(stdout, "checksum not verified; pin it with -md5 %s\n", got)
+	}
+	return archive, got, nil
 }
