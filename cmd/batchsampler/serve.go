@@ -117,12 +117,7 @@ func (sv *server) bodyError(what string, err error) error {
 }
 
 func (sv *server) refresh(w http.ResponseWriter, r *http.Request) {
-	rank, err := queryInt(r, "rank", 0)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	world, err := queryInt(r, "world", 1)
+	rank, world, err := rankOf(r)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -130,10 +125,6 @@ func (sv *server) refresh(w http.ResponseWriter, r *http.Request) {
 	n, err := queryInt(r, "n", 0)
 	if err != nil {
 		writeError(w, err)
-		return
-	}
-	if world < 1 || rank < 0 || rank >= world {
-		writeError(w, newAPIError(http.StatusBadRequest, "bad_rank", "rank %d is outside world size %d: want 0 ≤ rank < world", rank, world))
 		return
 	}
 	if r.ContentLength > sv.maxBody {
@@ -162,6 +153,21 @@ func (sv *server) refresh(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
+// rankOf reads the query parameters rank (default 0) and world (default
+// 1) and checks 0 ≤ rank < world.
+func rankOf(r *http.Request) (rank, world int, err error) {
+	if rank, err = queryInt(r, "rank", 0); err != nil {
+		return 0, 0, err
+	}
+	if world, err = queryInt(r, "world", 1); err != nil {
+		return 0, 0, err
+	}
+	if world < 1 || rank < 0 || rank >= world {
+		return 0, 0, newAPIError(http.StatusBadRequest, "bad_rank", "rank %d is outside world size %d: want 0 ≤ rank < world", rank, world)
+	}
+	return rank, world, nil
+}
+
 // batchSlice is rank's contiguous part of a global batch of length l:
 // [⌊r·l/w⌋, ⌊(r+1)·l/w⌋), so the ranks' parts are disjoint and cover it.
 func batchSlice(l, rank, world int) (int, int) { return shardRows(l, rank, world) }
@@ -177,18 +183,9 @@ func (sv *server) batch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	rank, err := queryInt(r, "rank", 0)
+	rank, world, err := rankOf(r)
 	if err != nil {
 		writeError(w, err)
-		return
-	}
-	world, err := queryInt(r, "world", 1)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	if world < 1 || rank < 0 || rank >= world {
-		writeError(w, newAPIError(http.StatusBadRequest, "bad_rank", "rank %d is outside world size %d: want 0 ≤ rank < world", rank, world))
 		return
 	}
 	sv.mu.Lock()
