@@ -7,7 +7,7 @@ import (
 )
 
 // FeatureKinds lists the values FeatureOptions.Kind accepts.
-var FeatureKinds = []string{"auto", "labels", "attributes", "labels+attributes", "constant", "degree"}
+var FeatureKinds = []string{"auto", "auto-degree", "labels", "attributes", "labels+attributes", "constant", "degree"}
 
 // MaxFeatureValues bounds the total size of the feature matrices SetFeatures
 // builds (nodes × feature dimension), to fail clearly instead of exhausting
@@ -20,6 +20,11 @@ const MaxFeatureValues = 1 << 30
 //   - "auto" (or ""): one-hot node labels where the dataset has them,
 //     concatenated with the node attributes where it has them, and a
 //     constant 1 per node when it has neither (GraphCL's convention);
+//   - "auto-degree": as "auto", but one-hot degrees (as "degree") where
+//     "auto" would give the constant, that is when the dataset has no node
+//     attributes and at most one node label (the GIN text format gives
+//     every node of an unlabelled dataset the label 0): the convention of
+//     MVGRL and InfoGraph for unlabelled graphs;
 //   - "labels": one-hot node labels (NumNodeLabels columns);
 //   - "attributes": the node attributes (AttrDim columns);
 //   - "labels+attributes": both, labels first;
@@ -52,7 +57,7 @@ func (s *GraphSet) SetFeatures(opt FeatureOptions) error {
 			}
 		}
 	}
-	available := []string{"auto"}
+	available := []string{"auto", "auto-degree"}
 	if hasLabels {
 		available = append(available, "labels")
 	}
@@ -84,6 +89,12 @@ func (s *GraphSet) SetFeatures(opt FeatureOptions) error {
 	}
 	if opt.MaxDegree < 0 {
 		return fmt.Errorf("set features of %s: max degree %d: expected >= 0 (0 = the largest degree in the dataset)", s.Name, opt.MaxDegree)
+	}
+	if kind == "auto-degree" {
+		kind = "auto"
+		if s.NumNodeLabels <= 1 && !hasAttrs {
+			kind = "degree"
+		}
 	}
 	if kind == "auto" {
 		switch {

@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,6 +30,7 @@ func TestSetFeaturesToy(t *testing.T) {
 		{FeatureOptions{Kind: "attributes"}, 2, [][]float32{{1e-3, -2}, {0, 0}, {7.5, 8}, {-0.5, 0.25}}},
 		{FeatureOptions{Kind: "labels+attributes"}, 6, [][]float32{{0, 0, 0, 1, 1e-3, -2}, {0, 0, 1, 0, 0, 0}, {0, 0, 1, 0, 7.5, 8}, {1, 0, 0, 0, -0.5, 0.25}}},
 		{FeatureOptions{Kind: "auto"}, 6, [][]float32{{0, 0, 0, 1, 1e-3, -2}, {0, 0, 1, 0, 0, 0}, {0, 0, 1, 0, 7.5, 8}, {1, 0, 0, 0, -0.5, 0.25}}},
+		{FeatureOptions{Kind: "auto-degree"}, 6, [][]float32{{0, 0, 0, 1, 1e-3, -2}, {0, 0, 1, 0, 0, 0}, {0, 0, 1, 0, 7.5, 8}, {1, 0, 0, 0, -0.5, 0.25}}},
 		{FeatureOptions{}, 6, [][]float32{{0, 0, 0, 1, 1e-3, -2}, {0, 0, 1, 0, 0, 0}, {0, 0, 1, 0, 7.5, 8}, {1, 0, 0, 0, -0.5, 0.25}}},
 		{FeatureOptions{Kind: "constant"}, 1, [][]float32{{1}, {1}, {1}, {1}}},
 		{FeatureOptions{Kind: "degree"}, 4, [][]float32{{0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}, {0, 1, 0, 0}}},
@@ -79,9 +81,9 @@ func TestSetFeaturesErrors(t *testing.T) {
 		opt      FeatureOptions
 		contains []string
 	}{
-		{"unknown kind", readToy(t), FeatureOptions{Kind: "onehot"}, []string{`"onehot"`, "auto, labels, attributes, labels+attributes, constant, degree"}},
-		{"labels missing", synth, FeatureOptions{Kind: "labels"}, []string{"needs node labels", "auto, constant, degree"}},
-		{"attributes missing", synth, FeatureOptions{Kind: "attributes"}, []string{"needs node attributes", "auto, constant, degree"}},
+		{"unknown kind", readToy(t), FeatureOptions{Kind: "onehot"}, []string{`"onehot"`, "auto, auto-degree, labels, attributes, labels+attributes, constant, degree"}},
+		{"labels missing", synth, FeatureOptions{Kind: "labels"}, []string{"needs node labels", "auto, auto-degree, constant, degree"}},
+		{"attributes missing", synth, FeatureOptions{Kind: "attributes"}, []string{"needs node attributes", "auto, auto-degree, constant, degree"}},
 		{"both missing", synth, FeatureOptions{Kind: "labels+attributes"}, []string{"needs node labels and node attributes"}},
 		{"negative max degree", readToy(t), FeatureOptions{Kind: "degree", MaxDegree: -1}, []string{"expected >= 0"}},
 	}
@@ -101,6 +103,39 @@ func TestSetFeaturesErrors(t *testing.T) {
 	// Auto on a set with neither labels nor attributes is a constant 1.
 	if err := synth.SetFeatures(FeatureOptions{Kind: "auto"}); err != nil || synth.FeatDim != 1 || synth.Graphs[0].X[0] != 1 {
 		t.Fatalf("auto without labels: err %v, dim %d", err, synth.FeatDim)
+	}
+	// Auto-degree on such a set is the one-hot degree, and so is it on a
+	// set whose every node has the one label 0 (the GIN format's way of
+	// writing an unlabelled dataset).
+	for _, labels := range []int{0, 1} {
+		s, err := GenerateGraphs(SynthConfig{Graphs: 5, Classes: 2, MinNodes: 6, MaxNodes: 12}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if labels == 1 {
+			s.NumNodeLabels = 1
+			for _, g := range s.Graphs {
+				g.NodeLabels = make([]int32, g.NumNodes)
+			}
+		}
+		want, err := GenerateGraphs(SynthConfig{Graphs: 5, Classes: 2, MinNodes: 6, MaxNodes: 12}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := want.SetFeatures(FeatureOptions{Kind: "degree"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetFeatures(FeatureOptions{Kind: "auto-degree"}); err != nil {
+			t.Fatalf("auto-degree with %d node labels: %v", labels, err)
+		}
+		if s.FeatDim != want.FeatDim || s.FeatDim < 2 {
+			t.Fatalf("auto-degree with %d node labels: dim %d, want the degree features' %d", labels, s.FeatDim, want.FeatDim)
+		}
+		for i, g := range s.Graphs {
+			if !slices.Equal(g.X, want.Graphs[i].X) {
+				t.Fatalf("auto-degree with %d node labels: graph %d features differ from degree's", labels, i)
+			}
+		}
 	}
 }
 

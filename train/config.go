@@ -71,7 +71,7 @@ type DataConfig struct {
 	Root string `yaml:"root"`
 	// Path is the TU directory or the GIN file, relative to Root unless absolute.
 	Path string `yaml:"path"`
-	// Features selects node features: auto, labels, attributes,
+	// Features selects node features: auto, auto-degree, labels, attributes,
 	// labels+attributes, constant, degree.
 	Features  string          `yaml:"features"`
 	MaxDegree int             `yaml:"max_degree"`

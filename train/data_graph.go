@@ -58,7 +58,7 @@ func validateGraphData(c *Config) []string {
 	if c.Data.Source == "tu" && c.Data.Name == "" {
 		errs = append(errs, "data.name: required for source tu (the NAME of NAME_A.txt)")
 	}
-	add(oneOf("data.features", c.Data.Features, "auto", "labels", "attributes", "labels+attributes", "constant", "degree"))
+	add(oneOf("data.features", c.Data.Features, data.FeatureKinds...))
 	if s := c.Data.Synthetic; c.Data.Source == "synthetic" {
 		if s.Graphs < 1 {
 			errs = append(errs, fmt.Sprintf("data.synthetic.graphs: must be at least 1, got %d", s.Graphs))
