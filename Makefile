@@ -62,9 +62,14 @@ simclr-cifar10-subset:
 demo-sampler:
 	$(GO) run ./cmd/samplerdemo -config configs/demo-sampler.yaml -out $(OUT)/demo-sampler
 
+## table-graphs: the paper's graph table in one command (GraphCL, DCL, HCL, MVGRL × Uniform, kNN Sampler, BatchSampler, 5 seeds, every TU dataset under the data root; resumable: run it again to continue)
+.PHONY: table-graphs
+table-graphs:
+	$(GO) run ./cmd/table -out $(OUT)/table-graphs
+
 ## results: regenerate the recorded runs behind the README (results/; hours on 2 cores: see results/README.md)
-.PHONY: results results-graphs results-mvgrl results-text results-vision results-fashion
+.PHONY: results results-graphs results-mvgrl results-text results-vision results-fashion results-table-graphs
 results:
 	scripts/regenerate-results.sh all
-results-graphs results-mvgrl results-text results-vision results-fashion:
+results-graphs results-mvgrl results-text results-vision results-fashion results-table-graphs:
 	scripts/regenerate-results.sh $(subst results-,,$@)

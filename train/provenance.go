@@ -34,6 +34,10 @@ type Provenance struct {
 	Started    string `json:"started"`
 }
 
+// CurrentProvenance describes this process: the commit and Go version that
+// built it, the machine and the command line.
+func CurrentProvenance() Provenance { return currentProvenance() }
+
 // currentProvenance describes this process.
 func currentProvenance() Provenance {
 	p := Provenance{

@@ -1,7 +1,10 @@
 package train
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"path/filepath"
 	"strings"
 
@@ -48,6 +51,49 @@ type Paired struct {
 	T        float64 `json:"t"`
 	P        float64 `json:"p"`
 	N        int     `json:"n"`
+}
+
+// MarshalJSON writes T as a number, or as the string "+Inf" or "-Inf" when
+// every paired difference is the same non-zero value (JSON has no
+// infinity).
+func (p Paired) MarshalJSON() ([]byte, error) {
+	type plain Paired
+	if !math.IsInf(p.T, 0) {
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		plain
+		T string `json:"t"`
+	}{plain(p), strconv.FormatFloat(p.T, 'g', -1, 64)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (p *Paired) UnmarshalJSON(b []byte) error {
+	type plain Paired
+	var v struct {
+		plain
+		T json.RawMessage `json:"t"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = Paired(v.plain)
+	if len(v.T) == 0 {
+		return nil
+	}
+	if v.T[0] == '"' {
+		var s string
+		if err := json.Unmarshal(v.T, &s); err != nil {
+			return err
+		}
+		t, err := strconv.ParseFloat(s, 64)
+		if err != nil || !math.IsInf(t, 0) {
+			return fmt.Errorf("paired t %q: expected a number, \"+Inf\" or \"-Inf\"", s)
+		}
+		p.T = t
+		return nil
+	}
+	return json.Unmarshal(v.T, &p.T)
 }
 
 func lossName(c *Config) string {

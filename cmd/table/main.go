@@ -1,0 +1,181 @@
+// Command table runs the paper's graph table: GraphCL, DCL, HCL and MVGRL,
+// each alone (Uniform), with the kNN Sampler and with BatchSampler, 5 seeds,
+// on every TU dataset under the data root, with the appendix's settings for
+// each dataset, and writes DIR/table.md and DIR/table.json in the paper's
+// layout with the paper's numbers beside the measured ones.
+//
+//	go run ./cmd/table                                  # every dataset found, all four methods, in runs/table-graphs
+//	go run ./cmd/table -datasets MUTAG,PROTEINS -methods graphcl,mvgrl -out runs/t
+//	go run ./cmd/table -set 'seeds=[0,1]' -set train.epochs=2   # overrides for every cell
+//	go run ./cmd/table -plan                            # list the cells and their settings, run nothing
+//	go run ./cmd/table -configs DIR                     # write every cell's config as DIR/DATASET-METHOD.yaml (for cmd/train)
+//	go run ./cmd/table -assemble                        # rebuild table.md from the cells finished so far
+//
+// Each cell (dataset × method) is an ordinary run directory, DIR/DATASET/
+// METHOD. Running the same command again continues an interrupted table:
+// finished cells are read, an interrupted one resumes from its checkpoints.
+// A dataset that is named but absent is skipped with a line saying so; a
+// cell that fails is listed in the table and the others go on.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/batchsampler-go/batchsampler/data"
+	"github.com/batchsampler-go/batchsampler/internal/progress"
+	"github.com/batchsampler-go/batchsampler/table"
+	"github.com/batchsampler-go/batchsampler/train"
+)
+
+type listFlag []string
+
+func (s *listFlag) String() string     { return strings.Join(*s, " ") }
+func (s *listFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "table:", err)
+		if errors.Is(err, train.ErrInterrupted) {
+			os.Exit(130)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("table", flag.ContinueOnError)
+	out := fs.String("out", filepath.Join("runs", "table-graphs"), "the table's `DIR` (one run directory per cell, table.md, table.json)")
+	root := fs.String("root", "", "data root (default $BATCHSAMPLER_DATA, ../shared/data or the user cache; see cmd/download)")
+	datasets := fs.String("datasets", "", "comma-separated TU dataset `NAMES` (default: every one under the data root)")
+	methods := fs.String("methods", strings.Join(table.GraphBlocks, ","), "comma-separated `methods`: "+strings.Join(table.GraphBlocks, ", "))
+	planOnly := fs.Bool("plan", false, "list the cells and their settings and exit")
+	configs := fs.String("configs", "", "write every cell's config to `DIR`/DATASET-METHOD.yaml and exit")
+	assemble := fs.Bool("assemble", false, "run nothing: assemble table.md and table.json from the cells finished so far")
+	var sets listFlag
+	fs.Var(&sets, "set", "override a value of every cell's config: key.path=value (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q: expected flags only", fs.Args())
+	}
+	opt := table.PlanOptions{Root: *root, Sets: sets, Datasets: splitList(*datasets), Blocks: splitList(*methods)}
+	plan, err := table.PlanGraphs(opt, data.DefaultRoot())
+	if err != nil {
+		return err
+	}
+	for _, s := range plan.Skipped {
+		fmt.Fprintf(os.Stderr, "skipping %s\n", s)
+	}
+	switch {
+	case *planOnly:
+		printPlan(plan)
+		return nil
+	case *configs != "":
+		return writeConfigs(plan, *configs)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	tty := term.IsTerminal(int(os.Stderr.Fd()))
+	logf := func(msg string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), msg) }
+	start := time.Now()
+	ropt := table.RunOptions{Dir: *out, Log: logf,
+		ObserverFor: func(c table.Cell) train.Observer { return progress.Observer(tty, c.Dataset+"/"+c.Block+" ") }}
+	var sts []table.CellStatus
+	if *assemble {
+		sts = table.ReadCells(plan.Cells, *out)
+	} else {
+		sts, err = table.RunCells(ctx, plan.Cells, ropt)
+		if err != nil {
+			// Write what is finished, then say how to continue.
+			t := table.AssembleGraphs(append(sts, table.ReadCells(plan.Cells[len(sts):], *out)...), plan, sets, time.Since(start))
+			if werr := t.Write(*out); werr != nil {
+				fmt.Fprintln(os.Stderr, "table:", werr)
+			}
+			if errors.Is(err, train.ErrInterrupted) {
+				return fmt.Errorf("%w: continue with the same command", err)
+			}
+			return err
+		}
+	}
+	t := table.AssembleGraphs(sts, plan, sets, time.Since(start))
+	if err := t.Write(*out); err != nil {
+		return err
+	}
+	fmt.Println(t.Markdown())
+	fmt.Fprintf(os.Stderr, "table: %s\n", filepath.Join(*out, "table.md"))
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// printPlan lists the cells with their settings.
+func printPlan(p *table.Plan) {
+	fmt.Printf("data root: %s\n", p.Root)
+	fmt.Println("| Dataset | Method | settings | B | epochs | t | M | K | seeds |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	for _, c := range p.Cells {
+		_, paper := table.SettingsFor(c.Dataset)
+		src := "paper's appendix"
+		if !paper {
+			src = "default (not in the paper)"
+		}
+		bs := c.Config.SamplerList()
+		m, k, t := 0, 0, 0
+		for _, sp := range bs {
+			if sp.Kind == "batchsampler" {
+				m, k, t = sp.M, sp.K, sp.RefreshEvery
+			}
+		}
+		fmt.Printf("| %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", c.Dataset, c.Block, src,
+			c.Config.Train.BatchSize, c.Config.Train.Epochs, t, m, k, len(c.Config.Seeds))
+	}
+}
+
+// writeConfigs writes every cell's config for cmd/train.
+func writeConfigs(p *table.Plan, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, c := range p.Cells {
+		path := filepath.Join(dir, c.Dataset+"-"+c.Block+".yaml")
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		err = train.WriteConfig(f, &c.Config)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		fmt.Fprintf(os.Stderr, "wrote %s\n", path)
+	}
+	return nil
+}

@@ -1,0 +1,272 @@
+package table
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/batchsampler-go/batchsampler/train"
+)
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// Entry is one cell of the assembled table: a block and sampler on one
+// dataset.
+type Entry struct {
+	Dataset string    `json:"dataset"`
+	Block   string    `json:"block"`
+	Sampler string    `json:"sampler"`
+	Seeds   []uint64  `json:"seeds"`
+	PerSeed []float64 `json:"per_seed"`
+	Mean    float64   `json:"mean"`
+	Std     float64   `json:"std"`
+	// Paper is the paper's number (nil where it reports none).
+	Paper *Reported `json:"paper,omitempty"`
+	// Paired compares the row with the block's Uniform row over the same
+	// seeds (nil for the Uniform row itself).
+	Paired *train.Paired `json:"paired_vs_uniform,omitempty"`
+	// TrainSeconds and EvalSeconds are means per run; ComputeSeconds sums
+	// training and evaluation over the row's runs.
+	TrainSeconds   float64  `json:"train_seconds"`
+	EvalSeconds    float64  `json:"eval_seconds"`
+	ComputeSeconds float64  `json:"compute_seconds"`
+	FinalFNRatio   *float64 `json:"final_fn_ratio,omitempty"`
+	// Dir is the cell's run directory relative to the table's.
+	Dir string `json:"dir"`
+	// Commit is the commit that finished the cell.
+	Commit string `json:"commit,omitempty"`
+}
+
+// GraphTable is the assembled graph table (DIR/table.json).
+type GraphTable struct {
+	Datasets []string `json:"datasets"`
+	Blocks   []string `json:"blocks"`
+	Entries  []Entry  `json:"entries"`
+	// Failed lists the cells without results and why.
+	Failed []string `json:"failed,omitempty"`
+	// Skipped lists the datasets left out and why.
+	Skipped []string `json:"skipped,omitempty"`
+	// Sets are the overrides applied to every cell.
+	Sets []string `json:"sets,omitempty"`
+	// ComputeSeconds sums every entry's ComputeSeconds: the table's cost on
+	// this machine, whichever processes ran it.
+	ComputeSeconds float64 `json:"compute_seconds"`
+	// WallSeconds is the time of the process that assembled the table
+	// (cells finished earlier cost it nothing).
+	WallSeconds float64          `json:"wall_seconds"`
+	Provenance  train.Provenance `json:"provenance"`
+}
+
+// AssembleGraphs builds the table from the cells' statuses (RunCells).
+func AssembleGraphs(sts []CellStatus, plan *Plan, sets []string, wall time.Duration) *GraphTable {
+	t := &GraphTable{Skipped: plan.Skipped, Sets: sets, WallSeconds: wall.Seconds(), Provenance: train.CurrentProvenance()}
+	for _, st := range sts {
+		if !slices.Contains(t.Datasets, st.Dataset) {
+			t.Datasets = append(t.Datasets, st.Dataset)
+		}
+		if !slices.Contains(t.Blocks, st.Block) {
+			t.Blocks = append(t.Blocks, st.Block)
+		}
+		if st.Err != nil || st.Results == nil {
+			msg := "no results"
+			if st.Err != nil {
+				msg = st.Err.Error()
+			}
+			t.Failed = append(t.Failed, fmt.Sprintf("%s/%s: %s", st.Dataset, st.Block, msg))
+			continue
+		}
+		commit := ""
+		if p := st.Results.Provenance; p != nil {
+			commit = p.Commit
+			if p.Modified {
+				commit += " (modified)"
+			}
+		}
+		var uniform *train.ResultEntry
+		for i, r := range st.Results.Results {
+			if r.Sampler == "uniform" {
+				uniform = &st.Results.Results[i]
+			}
+		}
+		for _, r := range st.Results.Results {
+			e := Entry{Dataset: st.Dataset, Block: st.Block, Sampler: r.Sampler, Seeds: r.Seeds, PerSeed: r.PerSeed,
+				Mean: r.Mean, Std: r.Std, TrainSeconds: r.TrainSeconds, EvalSeconds: r.EvalSeconds,
+				ComputeSeconds: float64(len(r.PerSeed)) * (r.TrainSeconds + r.EvalSeconds),
+				FinalFNRatio:   r.FinalFNRatio, Dir: st.Dir, Commit: commit}
+			if p, ok := PaperGraph(st.Block, r.Sampler, st.Dataset); ok {
+				e.Paper = &p
+			}
+			if r.Comparison != nil && uniform != nil && r.Comparison.Baseline == uniform.Sampler {
+				c := *r.Comparison
+				e.Paired = &c
+			}
+			t.ComputeSeconds += e.ComputeSeconds
+			t.Entries = append(t.Entries, e)
+		}
+	}
+	// Columns in the paper's order, then the others as planned.
+	slices.SortStableFunc(t.Datasets, func(a, b string) int { return paperIndex(a) - paperIndex(b) })
+	return t
+}
+
+// paperIndex is a dataset's column in the paper (7 for the others).
+func paperIndex(d string) int {
+	if i := slices.Index(PaperGraphDatasets, d); i >= 0 {
+		return i
+	}
+	return len(PaperGraphDatasets)
+}
+
+// entry finds a cell of t.
+func (t *GraphTable) entry(block, sampler, dataset string) *Entry {
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		if e.Block == block && e.Sampler == sampler && e.Dataset == dataset {
+			return e
+		}
+	}
+	return nil
+}
+
+// Markdown renders t in the paper's layout: one column per dataset, a
+// block of three rows per method (the method alone, w/ kNN Sampler, w/
+// BatchSampler); each cell is the measured mean ± std, the paper's number
+// in brackets, and for the sampler rows the paired difference with the
+// method alone and its two-sided p. Then the cost of every cell, and what
+// failed or was skipped.
+func (t *GraphTable) Markdown() string {
+	var b strings.Builder
+	b.WriteString("## Graph table: accuracy (%) under the SVM protocol\n\n")
+	b.WriteString("Each cell: measured mean ± std over seeds [the paper's number]; sampler rows: difference with the method alone over the same seeds (paired t-test, two-sided p; **bold** when p < 0.05). – : not run or no result.\n\n")
+	b.WriteString("| Method |")
+	for _, d := range t.Datasets {
+		fmt.Fprintf(&b, " %s |", d)
+	}
+	b.WriteString("\n|---|")
+	b.WriteString(strings.Repeat("---|", len(t.Datasets)))
+	b.WriteString("\n")
+	for _, blk := range t.Blocks {
+		for _, smp := range Samplers {
+			title := samplerTitle[smp]
+			if title == "" {
+				title = blockTitle[blk]
+			}
+			fmt.Fprintf(&b, "| %s |", title)
+			for _, d := range t.Datasets {
+				fmt.Fprintf(&b, " %s |", t.cellText(blk, smp, d))
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n### Cost per cell (training + evaluation, summed over the cell's runs)\n\n")
+	b.WriteString("| Method |")
+	for _, d := range t.Datasets {
+		fmt.Fprintf(&b, " %s |", d)
+	}
+	b.WriteString("\n|---|")
+	b.WriteString(strings.Repeat("---|", len(t.Datasets)))
+	b.WriteString("\n")
+	for _, blk := range t.Blocks {
+		fmt.Fprintf(&b, "| %s |", blockTitle[blk])
+		for _, d := range t.Datasets {
+			var train, ev float64
+			found := false
+			for _, smp := range Samplers {
+				if e := t.entry(blk, smp, d); e != nil {
+					found = true
+					train += e.TrainSeconds * float64(len(e.PerSeed))
+					ev += e.EvalSeconds * float64(len(e.PerSeed))
+				}
+			}
+			if !found {
+				b.WriteString(" – |")
+				continue
+			}
+			fmt.Fprintf(&b, " %s (train %s, eval %s) |", minutes(train+ev), minutes(train), minutes(ev))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", minutes(t.ComputeSeconds), t.Provenance.GOMAXPROCS, minutes(t.WallSeconds))
+	if len(t.Sets) > 0 {
+		fmt.Fprintf(&b, "\nOverrides applied to every cell: `%s`.\n", strings.Join(t.Sets, "` `"))
+	}
+	if len(t.Failed) > 0 {
+		b.WriteString("\nCells without results:\n\n")
+		for _, f := range t.Failed {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+	}
+	if len(t.Skipped) > 0 {
+		b.WriteString("\nDatasets skipped:\n\n")
+		for _, s := range t.Skipped {
+			fmt.Fprintf(&b, "- %s\n", s)
+		}
+	}
+	var commits []string
+	for _, e := range t.Entries {
+		if e.Commit != "" && !slices.Contains(commits, e.Commit) {
+			commits = append(commits, e.Commit)
+		}
+	}
+	fmt.Fprintf(&b, "\nCells finished by commit(s) %s; table assembled by %s (%s).\n", strings.Join(commits, ", "), t.Provenance.Commit, t.Provenance.GoVersion)
+	return b.String()
+}
+
+// cellText is one cell of the accuracy table.
+func (t *GraphTable) cellText(blk, smp, d string) string {
+	e := t.entry(blk, smp, d)
+	paper := "–"
+	if p, ok := PaperGraph(blk, smp, d); ok {
+		paper = p.String()
+	}
+	if e == nil {
+		return fmt.Sprintf("– [%s]", paper)
+	}
+	s := fmt.Sprintf("%.2f±%.2f [%s]", e.Mean, e.Std, paper)
+	if c := e.Paired; c != nil && !math.IsNaN(c.P) {
+		diff := fmt.Sprintf("%+.2f, p %.2f", c.MeanDiff, c.P)
+		if c.P < 0.05 {
+			diff = "**" + diff + "**"
+		}
+		s += " " + diff
+	}
+	return s
+}
+
+// minutes formats seconds as "12.3 min" (or "45 s" below a minute).
+func minutes(s float64) string {
+	if s < 60 {
+		return fmt.Sprintf("%.0f s", s)
+	}
+	return fmt.Sprintf("%.1f min", s/60)
+}
+
+// Write writes t to dir as table.json and table.md.
+func (t *GraphTable) Write(dir string) error {
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
+}
+
+// writeAtomic writes a file through a temporary file and a rename, so an
+// interrupted write leaves the old file.
+func writeAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
