@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/batchsampler-go/batchsampler/eval"
