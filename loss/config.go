@@ -14,7 +14,9 @@
 // LocalGlobal (jsd.go, kind "jsd") is InfoGraph's Jensen–Shannon
 // local–global estimator, MVGRL's objective: node representations against
 // the graph representations of the batch, again one fused op with an
-// analytic gradient.
+// analytic gradient. LocalGlobalNCE (localnce.go, kind "nce_local_global")
+// is its InfoNCE form: the same positives and negatives scored by a
+// softmax over the batch's graphs of cosine similarities divided by τ.
 package loss
 
 import (
@@ -33,11 +35,22 @@ const (
 	// projections: Build and Value refuse it, and it ignores form,
 	// temperature, tau_plus and beta.
 	KindJSD = "jsd"
+	// KindNCELocalGlobal is the InfoNCE form of the same local–global
+	// contrast (LocalGlobalNCE): a node's positive is its own graph, its
+	// negatives the batch's other graphs, scored by cosine similarity over
+	// Temperature. Build and Value refuse it; it ignores form, tau_plus and
+	// beta.
+	KindNCELocalGlobal = "nce_local_global"
 )
 
 // ContrastiveKinds are the kinds Build and Value compute: InfoNCE and the
 // variants that reweight its negatives.
 var ContrastiveKinds = []string{KindInfoNCE, KindDCL, KindHCL}
+
+// LocalGlobalKinds are the kinds that contrast node representations with
+// graph representations (LocalGlobal, LocalGlobalNCE), not two views'
+// projections.
+var LocalGlobalKinds = []string{KindJSD, KindNCELocalGlobal}
 
 // Forms accepted in Config.Form: which pairs of a batch are negatives.
 const (
@@ -57,13 +70,15 @@ const (
 // "loss" section of a training configuration.
 type Config struct {
 	// Kind is the objective: "infonce", "dcl" or "hcl" (the contrastive
-	// objectives of Build), or "jsd" (LocalGlobal, method mvgrl).
+	// objectives of Build), or "jsd" or "nce_local_global" (LocalGlobal,
+	// LocalGlobalNCE: method mvgrl).
 	Kind string `yaml:"kind"`
 	// Form decides which pairs are negatives: "simclr", "graphcl" or
 	// "simcse". For DCL and HCL, "graphcl" and "simcse" are the same
 	// objective (negatives j≠i of the other view).
 	Form string `yaml:"form"`
-	// Temperature τ > 0 divides the cosine similarities.
+	// Temperature τ > 0 divides the cosine similarities (of InfoNCE, DCL,
+	// HCL and nce_local_global; jsd has none).
 	Temperature float64 `yaml:"temperature"`
 	// TauPlus is DCL/HCL's class prior τ⁺ ∈ [0,1) (ignored by InfoNCE,
 	// but still validated).
@@ -92,9 +107,9 @@ func Default(modality string) Config {
 // (e.g. "loss.temperature") and the allowed values or range.
 func (c Config) Validate() error {
 	switch c.Kind {
-	case KindInfoNCE, KindDCL, KindHCL, KindJSD:
+	case KindInfoNCE, KindDCL, KindHCL, KindJSD, KindNCELocalGlobal:
 	default:
-		return fmt.Errorf("loss.kind: unknown kind %q; allowed: %q, %q, %q, %q", c.Kind, KindInfoNCE, KindDCL, KindHCL, KindJSD)
+		return fmt.Errorf("loss.kind: unknown kind %q; allowed: %q, %q, %q, %q, %q", c.Kind, KindInfoNCE, KindDCL, KindHCL, KindJSD, KindNCELocalGlobal)
 	}
 	switch c.Form {
 	case FormSimCLR, FormGraphCL, FormSimCSE:
@@ -119,8 +134,11 @@ func (c Config) validateContrastive() error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	if c.Kind == KindJSD {
+	switch c.Kind {
+	case KindJSD:
 		return fmt.Errorf("loss.kind: %q is the local–global objective of LocalGlobal (method mvgrl), not a contrastive loss of two views' projections; allowed here: %q, %q, %q", c.Kind, KindInfoNCE, KindDCL, KindHCL)
+	case KindNCELocalGlobal:
+		return fmt.Errorf("loss.kind: %q is the local–global objective of LocalGlobalNCE (method mvgrl), not a contrastive loss of two views' projections; allowed here: %q, %q, %q", c.Kind, KindInfoNCE, KindDCL, KindHCL)
 	}
 	return nil
 }
@@ -135,6 +153,8 @@ func (c Config) String() string {
 		return fmt.Sprintf("%s/%s(τ=%g,τ⁺=%g,β=%g)", c.Kind, c.Form, c.Temperature, c.TauPlus, c.Beta)
 	case KindJSD:
 		return c.Kind
+	case KindNCELocalGlobal:
+		return fmt.Sprintf("%s(τ=%g)", c.Kind, c.Temperature)
 	}
 	return fmt.Sprintf("%s/%s(τ=%g)", c.Kind, c.Form, c.Temperature)
 }

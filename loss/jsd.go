@@ -44,6 +44,12 @@ import (
 // 2) + LocalGlobal(local view 2, global view 1). The similarities are one
 // GEMM in the inputs' precision; everything else is float64.
 func LocalGlobal(local, global *G.Node, graphPtr []int32) (*G.Node, error) {
+	return localGlobal(local, global, graphPtr, 0)
+}
+
+// localGlobal checks the inputs of a local–global objective and applies
+// its op: JSD for tau = 0, InfoNCE with temperature tau > 0 (localnce.go).
+func localGlobal(local, global *G.Node, graphPtr []int32, tau float64) (*G.Node, error) {
 	if local == nil || global == nil {
 		return nil, fmt.Errorf("loss: local–global objective needs node and graph representations, got local=%v global=%v", local, global)
 	}
@@ -60,7 +66,7 @@ func LocalGlobal(local, global *G.Node, graphPtr []int32) (*G.Node, error) {
 	if local.Graph() != global.Graph() {
 		return nil, fmt.Errorf("loss: local–global objective: inputs belong to different expression graphs")
 	}
-	op := newJSDOp(slices.Clone(graphPtr), new(jsdCache))
+	op := newJSDOp(slices.Clone(graphPtr), tau, new(jsdCache))
 	out, err := G.ApplyOp(op, local, global)
 	if err != nil {
 		return nil, fmt.Errorf("loss: apply local–global objective: %w", err)
@@ -72,6 +78,12 @@ func LocalGlobal(local, global *G.Node, graphPtr []int32) (*G.Node, error) {
 // representations (N×d) and graph representations (B×d), with its
 // gradients (float32): the kernel the op runs.
 func LocalGlobalValue(local, global []float32, graphPtr []int32, d int) (loss float64, gLocal, gGlobal []float32, err error) {
+	return localGlobalValue(local, global, graphPtr, d, 0)
+}
+
+// localGlobalValue is LocalGlobalValue for the objective of tau (see
+// localGlobal).
+func localGlobalValue(local, global []float32, graphPtr []int32, d int, tau float64) (loss float64, gLocal, gGlobal []float32, err error) {
 	if d < 1 || len(local)%d != 0 || len(global)%d != 0 {
 		return 0, nil, nil, fmt.Errorf("loss: local–global objective: %d and %d values are not rows of d = %d", len(local), len(global), d)
 	}
@@ -80,9 +92,9 @@ func LocalGlobalValue(local, global []float32, graphPtr []int32, d int) (loss fl
 		return 0, nil, nil, err
 	}
 	ds := make([]float64, n*b)
-	loss = jsdForward(local, global, n, b, d, graphPtr, ds)
+	loss = lgForward(tau, local, global, n, b, d, graphPtr, ds)
 	gLocal, gGlobal = make([]float32, n*d), make([]float32, b*d)
-	jsdBackward(local, global, n, b, d, ds, 1, gLocal, gGlobal)
+	lgBackward(tau, local, global, n, b, d, ds, 1, gLocal, gGlobal)
 	return loss, gLocal, gGlobal, nil
 }
 
@@ -127,12 +139,7 @@ const jsdRowChunk = 256
 func jsdForward[T float32 | float64](l, g []T, n, b, d int, graphPtr []int32, ds []float64) float64 {
 	s := make([]T, n*b)
 	gemmT(false, true, n, b, d, l, d, g, d, s, b) // S = L·Gᵀ
-	owner := make([]int32, n)
-	for j := 0; j < b; j++ {
-		for v := graphPtr[j]; v < graphPtr[j+1]; v++ {
-			owner[v] = int32(j)
-		}
-	}
+	owner := owners(graphPtr, n)
 	invPos, invNeg := 1/float64(n), 1/(float64(n)*float64(b-1))
 	chunks := (n + jsdRowChunk - 1) / jsdRowChunk
 	pos, neg := make([]float64, chunks), make([]float64, chunks)
@@ -163,6 +170,17 @@ func jsdForward[T float32 | float64](l, g []T, n, b, d int, graphPtr []int32, ds
 		q += neg[c]
 	}
 	return q*invNeg + p*invPos
+}
+
+// owners returns the graph of each of the n nodes of graphPtr.
+func owners(graphPtr []int32, n int) []int32 {
+	owner := make([]int32, n)
+	for j := 0; j+1 < len(graphPtr); j++ {
+		for v := graphPtr[j]; v < graphPtr[j+1]; v++ {
+			owner[v] = int32(j)
+		}
+	}
+	return owner
 }
 
 // jsdBackward writes scale·∂loss/∂L = scale·dS·G into gl (n×d) and
@@ -310,15 +328,18 @@ func jsdInputs(graphPtr []int32, v1, v2 G.Value) (l, g *tensor.Dense, err error)
 	return l, g, nil
 }
 
-// jsdOp is the forward op: (N×d, B×d) → scalar.
+// jsdOp is the forward op of a local–global objective: (N×d, B×d) →
+// scalar. tau selects the objective: 0 is the JSD estimator above, τ > 0
+// the InfoNCE form with temperature τ (localnce.go).
 type jsdOp struct {
 	gop.Base
 	graphPtr []int32
+	tau      float64
 	cache    *jsdCache // shared with the gradient op; not part of the hash
 }
 
-func newJSDOp(graphPtr []int32, cache *jsdCache) jsdOp {
-	return jsdOp{Base: gop.New(jsdKey("LocalGlobalJSD", graphPtr), "", 2, 2, 0), graphPtr: graphPtr, cache: cache}
+func newJSDOp(graphPtr []int32, tau float64, cache *jsdCache) jsdOp {
+	return jsdOp{Base: gop.New(jsdKey(lgName(tau, ""), graphPtr), "", 2, 2, 0), graphPtr: graphPtr, tau: tau, cache: cache}
 }
 
 // InferShape returns the scalar shape.
@@ -341,7 +362,7 @@ func (op jsdOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, err
 	ds := make([]float64, n*b)
 	switch l.Dtype() {
 	case tensor.Float64:
-		v := jsdForward(l.Float64s(), g.Float64s(), n, b, d, op.graphPtr, ds)
+		v := lgForward(op.tau, l.Float64s(), g.Float64s(), n, b, d, op.graphPtr, ds)
 		storeJSD(op.cache, l.Float64s(), g.Float64s(), ds)
 		if p, ok := prealloc.(*G.F64); ok {
 			*p = G.F64(v)
@@ -349,7 +370,7 @@ func (op jsdOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, err
 		}
 		return G.NewF64(v), nil
 	case tensor.Float32:
-		v := jsdForward(l.Float32s(), g.Float32s(), n, b, d, op.graphPtr, ds)
+		v := lgForward(op.tau, l.Float32s(), g.Float32s(), n, b, d, op.graphPtr, ds)
 		storeJSD(op.cache, l.Float32s(), g.Float32s(), ds)
 		if p, ok := prealloc.(*G.F32); ok {
 			*p = G.F32(v)
@@ -369,7 +390,7 @@ func (op jsdOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("local–global op SymDiff: got %d inputs; expected 2", len(inputs))
 	}
-	both, err := G.ApplyOp(jsdGradOp{Base: gop.New(jsdKey("LocalGlobalJSDGrad", op.graphPtr), "", 2, 2, 0, 2), graphPtr: op.graphPtr, cache: op.cache},
+	both, err := G.ApplyOp(jsdGradOp{Base: gop.New(jsdKey(lgName(op.tau, "Grad"), op.graphPtr), "", 2, 2, 0, 2), graphPtr: op.graphPtr, tau: op.tau, cache: op.cache},
 		inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, fmt.Errorf("local–global op SymDiff: %w", err)
@@ -391,6 +412,7 @@ func (op jsdOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 type jsdGradOp struct {
 	gop.Base
 	graphPtr []int32
+	tau      float64
 	cache    *jsdCache
 }
 
@@ -444,9 +466,9 @@ func jsdGrad[T float32 | float64](op jsdGradOp, l, g []T, n, b, d int, up float6
 	ds := lookupJSD(op.cache, l, g)
 	if ds == nil {
 		ds = make([]float64, n*b)
-		jsdForward(l, g, n, b, d, op.graphPtr, ds)
+		lgForward(op.tau, l, g, n, b, d, op.graphPtr, ds)
 	}
-	jsdBackward(l, g, n, b, d, ds, up, out[:n*d], out[n*d:])
+	lgBackward(op.tau, l, g, n, b, d, ds, up, out[:n*d], out[n*d:])
 }
 
 // rowsOp selects rows lo..hi−1 of a matrix, copying them. It is only

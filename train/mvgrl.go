@@ -33,8 +33,12 @@ import (
 //     estimator across views, LocalGlobal(nodes of view 1, graphs of view 2)
 //     + LocalGlobal(nodes of view 2, graphs of view 1): a node's positive is
 //     its own graph, its negatives are the batch's other graphs, so the
-//     sampler decides every negative. DCL and HCL debias InfoNCE's
-//     negatives and do not apply;
+//     sampler decides every negative. loss.kind nce_local_global swaps
+//     both terms for LocalGlobalNCE, the InfoNCE form of the same contrast
+//     (cosine similarities over loss.temperature, softmax over the batch's
+//     graphs), combined across the views the same way. DCL and HCL debias
+//     the negatives of an InfoNCE loss of two views' projections and do
+//     not apply;
 //   - evaluation embedding (Embed "encoder" and "projection" alike, and the
 //     step's projections): the sum of the two views' graph head outputs,
 //     MVGRL's embed, scored by the graph SVM protocol.
@@ -51,7 +55,7 @@ import (
 
 func init() {
 	RegisterMethod("mvgrl", MethodSpec{Modalities: []string{"graph"}, Validate: validateMVGRL, New: newMVGRL, Defaults: mvgrlDefaults,
-		ModelKeys: []string{"kind", "hidden", "layers", "diffusion"}, AugmentKeys: []string{"mode"}, LossKinds: []string{loss.KindJSD}})
+		ModelKeys: []string{"kind", "hidden", "layers", "diffusion"}, AugmentKeys: []string{"mode"}, LossKinds: loss.LocalGlobalKinds})
 }
 
 // mvgrlDefaults is MVGRL's recipe at the scale of this machine (see the
@@ -157,6 +161,9 @@ type mvgrlMethod struct {
 	set   *data.GraphSet
 	views [2][]data.SparseMatrix // per graph: normalised adjacency, diffusion
 	m     *model.MVGRL
+	// term is the local–global objective of loss.kind (LocalGlobal or
+	// LocalGlobalNCE) of one direction.
+	term  func(local, global *G.Node, graphPtr []int32) (*G.Node, error)
 	grads [][]float32
 }
 
@@ -173,7 +180,18 @@ func newMVGRL(cfg *Config, ds Dataset, seed uint64) (Method, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	return &mvgrlMethod{set: gd.set, views: [2][]data.SparseMatrix{adj, diff}, m: m}, nil
+	term := loss.LocalGlobal
+	switch cfg.Loss.Kind {
+	case loss.KindJSD:
+	case loss.KindNCELocalGlobal:
+		tau := cfg.Loss.Temperature
+		term = func(local, global *G.Node, graphPtr []int32) (*G.Node, error) {
+			return loss.LocalGlobalNCE(local, global, graphPtr, tau)
+		}
+	default:
+		return nil, fmt.Errorf("mvgrl: loss.kind %q; allowed: %s, %s", cfg.Loss.Kind, loss.KindJSD, loss.KindNCELocalGlobal)
+	}
+	return &mvgrlMethod{set: gd.set, views: [2][]data.SparseMatrix{adj, diff}, m: m, term: term}, nil
 }
 
 func (g *mvgrlMethod) Params() []*model.Param { return g.m.Params() }
@@ -217,7 +235,7 @@ func (g *mvgrlMethod) Step(idx []int, _ *rand.Rand) (StepResult, error) {
 	var terms [2]*G.Node
 	for v := range terms {
 		// Nodes of one view against the graphs of the other.
-		if terms[v], err = loss.LocalGlobal(out.Local[v], out.Global[1-v], b.GraphPtr); err != nil {
+		if terms[v], err = g.term(out.Local[v], out.Global[1-v], b.GraphPtr); err != nil {
 			return StepResult{}, fmt.Errorf("loss (nodes of view %d): %w", v+1, err)
 		}
 	}

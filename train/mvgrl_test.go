@@ -43,7 +43,8 @@ func TestMVGRLConfigErrors(t *testing.T) {
 	}{
 		{[]string{"loss.kind=dcl"}, []string{"loss.kind (", `"dcl" does not apply to method mvgrl`, "allowed: jsd", "dcl debiases the negatives of an InfoNCE loss"}},
 		{[]string{"loss.kind=hcl"}, []string{"loss.kind (", `"hcl" does not apply to method mvgrl`, "hcl debiases"}},
-		{[]string{"loss.kind=infonce"}, []string{"loss.kind (", `"infonce" does not apply to method mvgrl`}},
+		{[]string{"loss.kind=infonce"}, []string{"loss.kind (", `"infonce" does not apply to method mvgrl`, "allowed: jsd, nce_local_global"}},
+		{[]string{"loss.kind=nce_local_global", "loss.temperature=0"}, []string{"loss.temperature"}},
 		{[]string{"model.kind=gin"}, []string{"model.kind", "gcn"}},
 		{[]string{"model.hidden=0"}, []string{"model.hidden"}},
 		{[]string{"model.layers=-1"}, []string{"model.layers"}},
@@ -64,6 +65,15 @@ func TestMVGRLConfigErrors(t *testing.T) {
 	_, err := ParseConfig([]byte(tinySynthetic), []string{"loss.kind=jsd"})
 	if err == nil || !strings.Contains(err.Error(), `"jsd" does not apply to method graphcl`) || !strings.Contains(err.Error(), "objective of method mvgrl") {
 		t.Errorf("graphcl with loss.kind jsd: error %v", err)
+	}
+	_, err = ParseConfig([]byte(tinySynthetic), []string{"loss.kind=nce_local_global"})
+	if err == nil || !strings.Contains(err.Error(), `"nce_local_global" does not apply to method graphcl`) || !strings.Contains(err.Error(), "objective of method mvgrl") {
+		t.Errorf("graphcl with loss.kind nce_local_global: error %v", err)
+	}
+	// The InfoNCE form takes loss.temperature, 0.2 unless set.
+	cfg := mustParse(t, "modality: graph\nmethod: mvgrl\nloss: {kind: nce_local_global}\ndata: {source: synthetic, synthetic: {graphs: 40, classes: 2, min_nodes: 6, max_nodes: 8}}\n")
+	if cfg.Loss.Kind != loss.KindNCELocalGlobal || cfg.Loss.Temperature != 0.2 {
+		t.Errorf("nce_local_global config: %+v", cfg.Loss)
 	}
 }
 
@@ -213,5 +223,107 @@ func TestMVGRLConfigRoundTrip(t *testing.T) {
 	}
 	if b.String() != b2.String() {
 		t.Errorf("round trip changed the config:\n%s\nvs\n%s", b.String(), b2.String())
+	}
+}
+
+// tinyMVGRLNCE is tinyMVGRL with the InfoNCE form of the local–global
+// objective.
+var tinyMVGRLNCE = []string{"method=mvgrl", "model={kind: gcn, hidden: 8, layers: 2}", "loss={kind: nce_local_global, temperature: 0.2}"}
+
+// TestMVGRLNCEStep: with loss.kind nce_local_global a step's loss is the
+// sum of the two directions' LocalGlobalNCE terms, each in (0, ∞) and
+// near log B for an untrained model, not the JSD value.
+func TestMVGRLNCEStep(t *testing.T) {
+	idx := []int{5, 17, 3, 40, 41, 88}
+	var losses [2]float64
+	for i, sets := range [][]string{tinyMVGRL, tinyMVGRLNCE} {
+		cfg := mustParse(t, tinySynthetic, sets...)
+		ds, err := dataSpecs["graph"].Load(&cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := newMVGRL(&cfg, ds, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := m.Step(idx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		losses[i] = res.Loss
+	}
+	if nce := losses[1]; !(nce > 0) || math.Abs(nce-2*math.Log(float64(len(idx)))) > 1 || nce == losses[0] {
+		t.Errorf("nce_local_global step loss %v (jsd %v), want about 2 log %d = %.3f", nce, losses[0], len(idx), 2*math.Log(float64(len(idx))))
+	}
+}
+
+// TestMVGRLNCETrainsAndResumes trains MVGRL with loss.kind
+// nce_local_global, checks that the loss goes down (mean of the last epoch
+// below the first's), then interrupts the BatchSampler run mid-epoch,
+// resumes it, and checks that it ends bit for bit where an uninterrupted
+// experiment does (as TestMVGRLRunAndResume does for jsd).
+func TestMVGRLNCETrainsAndResumes(t *testing.T) {
+	cfg := mustParse(t, tinySynthetic, append(slices.Clone(tinyMVGRLNCE), "seeds=[0]", "train.epochs=8",
+		`samplers=[{kind: uniform}, {kind: batchsampler, label: bs, m: 30, k: 5, alpha: 0.3, refresh_every: 2}]`)...)
+	ref := t.TempDir()
+	want, err := Run(context.Background(), cfg, Options{OutDir: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range want.Runs {
+		if r.Metric != "svm_accuracy" || !(r.Value > 0) {
+			t.Errorf("%s: %s %v", r.ID, r.Metric, r.Value)
+		}
+	}
+	for _, e := range want.Results {
+		if e.Loss != loss.KindNCELocalGlobal {
+			t.Errorf("%s: results loss %q", e.Sampler, e.Loss)
+		}
+	}
+	losses := readLosses(t, ref)
+	for run, steps := range losses {
+		perEpoch := (len(steps) + 7) / 8 // 90 graphs, B = 32: 3 steps an epoch
+		var first, last float64
+		for s := 1; s <= perEpoch; s++ {
+			first += steps[s]
+			last += steps[len(steps)-perEpoch+s]
+		}
+		if len(steps) != 24 || !(last < first) {
+			t.Errorf("%s: %d steps; first epoch's loss %v, last epoch's %v: not decreasing", run, len(steps), first/float64(perEpoch), last/float64(perEpoch))
+		}
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	obs := Observer{Step: func(s StepInfo) {
+		if s.Run == "bs-seed0" && s.Step == 10 {
+			cancel()
+		}
+	}}
+	if _, err := Run(ctx, cfg, Options{OutDir: dir, Observer: obs}); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("want ErrInterrupted, got %v", err)
+	}
+	got, err := Run(context.Background(), cfg, Options{OutDir: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := resultsOf(t, got), resultsOf(t, want); !maps.Equal(g, w) {
+		t.Errorf("resumed %v, uninterrupted %v", g, w)
+	}
+	sameLosses(t, losses, readLosses(t, dir))
+	a, err := loadCheckpoint(filepath.Join(ref, "runs", "bs-seed0", "checkpoint.gob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadCheckpoint(filepath.Join(dir, "runs", "bs-seed0", "checkpoint.gob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Params) == 0 {
+		t.Fatal("empty checkpoint")
+	}
+	for name, v := range a.Params {
+		if !slices.Equal(v, b.Params[name]) {
+			t.Errorf("%s differs after resuming", name)
+		}
 	}
 }

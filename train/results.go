@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -97,7 +98,7 @@ func (p *Paired) UnmarshalJSON(b []byte) error {
 }
 
 func lossName(c *Config) string {
-	if c.Loss.Kind == loss.KindJSD {
+	if slices.Contains(loss.LocalGlobalKinds, c.Loss.Kind) {
 		return c.Loss.Kind // no form: it contrasts nodes with graphs
 	}
 	return c.Loss.Kind + "/" + c.Loss.Form
