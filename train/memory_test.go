@@ -104,7 +104,8 @@ func (f fakeNamed) Name() string { return "old" }
 // TestStepAllocationsDoNotGrow: a step's allocations, and the heap that
 // stays live after a forced collection, do not grow with the number of
 // steps already taken (a leak across steps: a graph, cache or buffer that
-// keeps what every step adds). GraphCL and MVGRL on small generated graphs,
+// keeps what every step adds), and a step's memory is freed by the first
+// collection after it. GraphCL and MVGRL on small generated graphs,
 // Uniform; allocations are read from runtime/metrics after every step.
 func TestStepAllocationsDoNotGrow(t *testing.T) {
 	const (
@@ -144,13 +145,23 @@ func TestStepAllocationsDoNotGrow(t *testing.T) {
 			objs := make([]uint64, r.total+1) // cumulative allocations after step s
 			bytes := make([]uint64, r.total+1)
 			var live [2]uint64
+			var once, twice uint64 // after one and after two more collections at step last
+			heap := func() uint64 {
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				return ms.HeapAlloc
+			}
 			r.add("probe", AfterStep, func(r *run) error {
 				if r.step == first || r.step == last {
 					runtime.GC()
+					if r.step == last {
+						once = heap()
+					}
 					runtime.GC()
-					var ms runtime.MemStats
-					runtime.ReadMemStats(&ms)
-					live[min(r.step/last, 1)] = ms.HeapAlloc
+					live[min(r.step/last, 1)] = heap()
+					if r.step == last {
+						twice = live[1]
+					}
 				}
 				metrics.Read(samples) // after the collection: it allocates nothing counted here
 				objs[r.step], bytes[r.step] = samples[0].Value.Uint64(), samples[1].Value.Uint64()
@@ -168,6 +179,12 @@ func TestStepAllocationsDoNotGrow(t *testing.T) {
 			if o2 > 1.15*o1 || b2 > 1.15*b1 {
 				t.Errorf("allocations per step grew from steps %d-%d to %d-%d: %.0f → %.0f objects, %.0f → %.0f bytes",
 					first+1, first+window, last+1, last+window, o1, o2, b1, b2)
+			}
+			// A step's graph and values are garbage once it returns: one
+			// collection frees them (a finalizer on its machine kept them
+			// through one more, see gop.CloseMachine).
+			if float64(once) > 1.02*float64(twice)+64<<10 {
+				t.Errorf("after step %d: %d bytes live after one collection, %d after two: the step's memory outlives it by a GC cycle", last, once, twice)
 			}
 			// What stays live after 30 more steps: at most 64 KiB and 2% more.
 			if float64(live[1]) > 1.02*float64(live[0])+64<<10 {

@@ -10,6 +10,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/batchsampler-go/batchsampler/data"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"github.com/batchsampler-go/batchsampler/loss"
 	"github.com/batchsampler-go/batchsampler/model"
 	"github.com/batchsampler-go/batchsampler/sampler"
@@ -229,7 +230,7 @@ func (g *mvgrlMethod) Step(idx []int, _ *rand.Rand) (StepResult, error) {
 		return StepResult{}, fmt.Errorf("gradient: %w", err)
 	}
 	vm := G.NewTapeMachine(eg)
-	defer vm.Close()
+	defer gop.CloseMachine(vm)
 	if err := vm.RunAll(); err != nil {
 		return StepResult{}, fmt.Errorf("run step: %w", err)
 	}
