@@ -10,11 +10,12 @@ const heapObjectsMetric = "/memory/classes/heap/objects:bytes"
 // memTracker records the high-water mark of the Go heap during a run, as
 // the largest value of heapObjectsMetric it was shown: runOne samples it
 // when the run is built (the method's data, e.g. MVGRL's views, are then
-// in memory), after every training step (the step's garbage is then still
-// counted, so a step's peak is approximated from above by its end) and
-// after the final evaluation. Peaks between two samples (inside a step or
-// an evaluation) are missed; the process's peak RSS (processMaxRSS) bounds
-// them.
+// in memory), after every training step (the step's values, garbage by
+// then, count until the next collection, so the sample is near the step's
+// peak unless a collection ran during the step) and after the final
+// evaluation; Evaluate samples it before and after its evaluation. Peaks
+// between two samples (inside a step or an evaluation) are missed; the
+// process's peak RSS (processMaxRSS) bounds them.
 type memTracker struct {
 	sample [1]metrics.Sample
 	peak   uint64
