@@ -96,15 +96,18 @@ func NormalizedAdjacency(g *Graph) (SparseMatrix, error) {
 		nbr[e[1]] = append(nbr[e[1]], e[0])
 	}
 	deg := make([]float64, n)
+	nnz := 0
 	for v := range nbr {
 		slices.Sort(nbr[v])
 		nbr[v] = slices.Compact(nbr[v])
+		nnz += len(nbr[v])
 		deg[v] = float64(len(nbr[v]))
 		if selfLoop[v] {
 			deg[v]++
 		}
 	}
-	m := SparseMatrix{N: n, RowPtr: make([]int32, n+1)}
+	// Exactly sized: the views of a dataset stay in memory.
+	m := SparseMatrix{N: n, RowPtr: make([]int32, n+1), Col: make([]int32, 0, nnz), Val: make([]float64, 0, nnz)}
 	for v := range nbr {
 		for _, u := range nbr[v] {
 			a := 1.0
@@ -132,6 +135,11 @@ const (
 	// DefaultSeriesTol is the default bound on the error of every entry of
 	// a diffusion computed by the truncated series.
 	DefaultSeriesTol = 1e-7
+	// DenseMaxNodes is the largest graph above ExactMaxNodes whose
+	// diffusion may still be computed by the dense inverse when the series
+	// would cost more (a dense graph; see DiffusionOptions.ExactMaxNodes):
+	// its n×n float64 matrices take 32 MiB each.
+	DenseMaxNodes = 2048
 )
 
 // DiffusionOptions configures PPRDiffusion. Zero fields take their
@@ -148,9 +156,12 @@ type DiffusionOptions struct {
 	// S_vv >= α, is among them unless TopK is tiny.
 	TopK int
 	// ExactMaxNodes: graphs with at most this many nodes get the exact
-	// diffusion from a dense Cholesky inverse (n³ work); larger ones the
-	// truncated series (work ≈ n · nnz(Â) · T). Default 256; a negative
-	// value always uses the series.
+	// diffusion from a dense Cholesky inverse (n³ work). Larger ones get
+	// the truncated series (work ≈ n · nnz(Â) · T for T terms), unless
+	// that is more than the inverse's n³ — a dense graph, n <= nnz(Â)·T/n
+	// — and the graph has at most DenseMaxNodes nodes: those get the
+	// exact inverse too. Default 256; a negative value always uses the
+	// series.
 	ExactMaxNodes int
 	// SeriesTol bounds the error of every entry of a diffusion computed by
 	// the truncated series; default 1e-7.
@@ -184,6 +195,29 @@ func (o DiffusionOptions) withDefaults() (DiffusionOptions, error) {
 	return o, nil
 }
 
+// seriesTerms is an upper bound on the number of terms the truncated
+// series computes for any row: the t-th term has norm at most (1−α)^t, and
+// the series stops at the first t where (1−α)^(t+1) <= tol.
+func seriesTerms(alpha, tol float64) int {
+	return max(1, int(math.Ceil(math.Log(tol)/math.Log(1-alpha))))
+}
+
+// useExact reports whether PPRDiffusion computes the diffusion of a with
+// the dense inverse (see DiffusionOptions.ExactMaxNodes).
+func useExact(a SparseMatrix, opt DiffusionOptions) bool {
+	n := a.N
+	switch {
+	case opt.ExactMaxNodes < 0:
+		return false
+	case n <= opt.ExactMaxNodes:
+		return true
+	case n > DenseMaxNodes:
+		return false
+	}
+	// n³ (inverse) against n · nnz(Â) · T (series), in float64: no overflow.
+	return float64(n)*float64(n) <= float64(a.NNZ())*float64(seriesTerms(opt.Alpha, opt.SeriesTol))
+}
+
 // PPRDiffusion returns the personalised-PageRank diffusion of g,
 // S = α(I − (1−α)Â)^-1 with Â = NormalizedAdjacency(g) (MVGRL's
 // compute_ppr), sparsified as opt says. S is symmetric and positive on
@@ -193,14 +227,21 @@ func (o DiffusionOptions) withDefaults() (DiffusionOptions, error) {
 // opt.Eps (default 1e-4) are dropped, and with opt.TopK > 0 only the TopK
 // largest of every row are kept; rows are not renormalised afterwards.
 // Graphs of up to opt.ExactMaxNodes nodes (default 256: every graph of
-// MUTAG and IMDB-BINARY) get the exact S from a dense Cholesky inverse of
-// the symmetric positive definite I − (1−α)Â (its eigenvalues lie in
-// [α, 2−α]). Larger graphs (REDDIT-BINARY's reach ~3,800 nodes) get the
-// truncated series S ≈ α Σ_{t=0}^{T} ((1−α)Â)^t, computed row by row on
-// the rows' sparse support: as ‖Â‖₂ <= 1, the omitted tail of a row is at
-// most (1−α)·‖((1−α)Â)^T e_v‖₂ in Euclidean norm, and T is the first term
-// where that bound falls below opt.SeriesTol (default 1e-7), so every
-// entry is within SeriesTol of the exact one before sparsification.
+// MUTAG and IMDB-BINARY), and dense graphs of up to DenseMaxNodes nodes on
+// which the series below would cost more (COLLAB's largest), get the exact
+// S from a dense Cholesky inverse of the symmetric positive definite
+// I − (1−α)Â (its eigenvalues lie in [α, 2−α]). Other large graphs
+// (REDDIT-BINARY's reach ~3,800 nodes, sparse) get the truncated series
+// S ≈ α Σ_{t=0}^{T} ((1−α)Â)^t, computed row by row on the rows' sparse
+// support: as ‖Â‖₂ <= 1, the omitted tail of a row is at most
+// (1−α)·‖((1−α)Â)^T e_v‖₂ in Euclidean norm, and T is the first term where
+// that bound falls below opt.SeriesTol (default 1e-7), so every entry is
+// within SeriesTol of the exact one before sparsification.
+//
+// Each row is sparsified as soon as it is computed: besides the result,
+// the exact path holds the dense n×n matrix and its inverse, the series
+// path O(n) per row. The result's slices have no spare capacity beyond an
+// eighth of their length (the views of a dataset stay in memory).
 func PPRDiffusion(g *Graph, opt DiffusionOptions) (SparseMatrix, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -211,25 +252,41 @@ func PPRDiffusion(g *Graph, opt DiffusionOptions) (SparseMatrix, error) {
 		return SparseMatrix{}, fmt.Errorf("diffusion: %w", err)
 	}
 	n := a.N
-	rows := make([][]entry, n)
-	if n <= opt.ExactMaxNodes {
-		if err := exactPPR(a, opt.Alpha, rows); err != nil {
-			return SparseMatrix{}, err
-		}
-	} else {
-		seriesPPR(a, opt.Alpha, opt.SeriesTol, rows)
-	}
 	s := SparseMatrix{N: n, RowPtr: make([]int32, n+1)}
-	for r, row := range rows {
-		row = sparsifyRow(row, opt.Eps, opt.TopK)
-		for _, e := range row {
+	if opt.TopK > 0 {
+		// At most TopK entries a row: rows that keep fewer leave the rest
+		// unused, trimmed below.
+		c := n * min(n, opt.TopK)
+		s.Col, s.Val = make([]int32, 0, c), make([]float64, 0, c)
+	}
+	var tooMany bool
+	emit := func(r int, row []entry) {
+		if tooMany {
+			return
+		}
+		for _, e := range sparsifyRow(row, opt.Eps, opt.TopK) {
 			s.Col = append(s.Col, e.col)
 			s.Val = append(s.Val, e.val)
 		}
 		if len(s.Col) > math.MaxInt32 {
-			return SparseMatrix{}, fmt.Errorf("diffusion: more than %d entries; raise eps or set top_k", math.MaxInt32)
+			tooMany = true
+			s.Col, s.Val = nil, nil
+			return
 		}
 		s.RowPtr[r+1] = int32(len(s.Col))
+	}
+	if useExact(a, opt) {
+		if err := exactPPR(a, opt.Alpha, emit); err != nil {
+			return SparseMatrix{}, err
+		}
+	} else {
+		seriesPPR(a, opt.Alpha, opt.SeriesTol, emit)
+	}
+	if tooMany {
+		return SparseMatrix{}, fmt.Errorf("diffusion: more than %d entries; raise eps or set top_k", math.MaxInt32)
+	}
+	if nnz := len(s.Col); cap(s.Col)-nnz > nnz/8 {
+		s.Col, s.Val = slices.Clone(s.Col), slices.Clone(s.Val)
 	}
 	return s, nil
 }
@@ -240,9 +297,10 @@ type entry struct {
 	val float64
 }
 
-// exactPPR writes the rows of α(I − (1−α)Â)^-1, computed by a dense
-// Cholesky inverse, into rows (every nonzero entry, by column).
-func exactPPR(a SparseMatrix, alpha float64, rows [][]entry) error {
+// exactPPR computes α(I − (1−α)Â)^-1 by a dense Cholesky inverse and hands
+// its rows, in order, to emit (every nonzero entry, by column; the slice is
+// reused for the next row).
+func exactPPR(a SparseMatrix, alpha float64, emit func(r int, row []entry)) error {
 	n := a.N
 	if n == 0 {
 		return nil
@@ -262,24 +320,30 @@ func exactPPR(a SparseMatrix, alpha float64, rows [][]entry) error {
 	if !ch.Factorize(m) {
 		return fmt.Errorf("diffusion: I − (1−α)Â of a %d-node graph is not positive definite", n)
 	}
+	m = nil // the factor holds its own copy
 	var inv mat.SymDense
 	if err := ch.InverseTo(&inv); err != nil {
 		return fmt.Errorf("diffusion: inverse of a %d-node graph: %w", n, err)
 	}
+	row := make([]entry, 0, n)
 	for r := 0; r < n; r++ {
+		row = row[:0]
 		for c := 0; c < n; c++ {
 			if v := alpha * inv.At(r, c); v != 0 {
-				rows[r] = append(rows[r], entry{int32(c), v})
+				row = append(row, entry{int32(c), v})
 			}
 		}
+		emit(r, row)
 	}
 	return nil
 }
 
-// seriesPPR writes the rows of the truncated series α Σ_t ((1−α)Â)^t into
-// rows (see PPRDiffusion for the stopping rule). Â is symmetric, so row v
-// is the column α Σ_t ((1−α)Â)^t e_v, propagated on its support only.
-func seriesPPR(a SparseMatrix, alpha, tol float64, rows [][]entry) {
+// seriesPPR computes the rows of the truncated series α Σ_t ((1−α)Â)^t
+// (see PPRDiffusion for the stopping rule) and hands them, in order, to
+// emit (by column; the slice is reused for the next row). Â is symmetric,
+// so row v is the column α Σ_t ((1−α)Â)^t e_v, propagated on its support
+// only.
+func seriesPPR(a SparseMatrix, alpha, tol float64, emit func(r int, row []entry)) {
 	n := a.N
 	x := make([]float64, n)    // ((1−α)Â)^t e_v
 	next := make([]float64, n) // the following term
@@ -288,6 +352,7 @@ func seriesPPR(a SparseMatrix, alpha, tol float64, rows [][]entry) {
 	inNext := make([]bool, n)
 	inAcc := make([]bool, n)
 	var support, nextSupport, touched []int32
+	var row []entry
 	for v := 0; v < n; v++ {
 		x[v], inSupport[v] = 1, true
 		support = append(support[:0], int32(v))
@@ -326,7 +391,7 @@ func seriesPPR(a SparseMatrix, alpha, tol float64, rows [][]entry) {
 			}
 			support, nextSupport = nextSupport, support
 		}
-		row := make([]entry, 0, len(touched))
+		row = row[:0]
 		for _, j := range touched {
 			row = append(row, entry{j, acc[j]})
 			acc[j], inAcc[j] = 0, false
@@ -335,14 +400,16 @@ func seriesPPR(a SparseMatrix, alpha, tol float64, rows [][]entry) {
 			x[i], inSupport[i] = 0, false
 		}
 		slices.SortFunc(row, func(p, q entry) int { return cmp.Compare(p.col, q.col) })
-		rows[v] = row
+		emit(v, row)
 	}
 }
 
-// sparsifyRow drops the entries below eps and, with topK > 0, keeps the
-// topK largest (ties: lower column first); the result is ordered by column.
+// sparsifyRow returns the entries of row (ordered by column) that reach
+// eps and, with topK > 0, the topK largest of them (ties: lower column
+// first), ordered by column. The result may share row's memory (row's order
+// is then changed); it is valid until row is reused.
 func sparsifyRow(row []entry, eps float64, topK int) []entry {
-	kept := row[:0:0]
+	kept := row[:0]
 	for _, e := range row {
 		if e.val >= eps {
 			kept = append(kept, e)

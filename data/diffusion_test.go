@@ -149,7 +149,7 @@ func TestPPRDiffusionSeriesLargeGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	series, err := PPRDiffusion(g, DiffusionOptions{Eps: -1})
+	series, err := PPRDiffusion(g, DiffusionOptions{Eps: -1, ExactMaxNodes: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,6 +157,121 @@ func TestPPRDiffusionSeriesLargeGraph(t *testing.T) {
 	for i := range e {
 		if d := math.Abs(e[i] - s[i]); d > DefaultSeriesTol {
 			t.Fatalf("entry (%d, %d): series %v, exact %v (diff %g)", i/400, i%400, s[i], e[i], d)
+		}
+	}
+}
+
+// TestPPRDiffusionDenseGraph: a dense graph above ExactMaxNodes (as
+// COLLAB's) gets the exact inverse, where the series would cost more, and
+// its sparsified rows are those of a dense float64 reference; the series,
+// forced, agrees within its tolerance.
+func TestPPRDiffusionDenseGraph(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n = 300
+	g := randomGraph(rng, n, 30*n)
+	a, err := NormalizedAdjacency(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, _ := DiffusionOptions{}.withDefaults()
+	if !useExact(a, opt) {
+		t.Fatalf("a %d-node graph with %d entries in Â: the series (%d terms) chosen over the inverse", n, a.NNZ(), seriesTerms(opt.Alpha, opt.SeriesTol))
+	}
+	_, want := refDiffusion(t, g, DefaultPPRAlpha)
+	s, err := PPRDiffusion(g, DiffusionOptions{Eps: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxDiff(s.Dense(), want); d > 1e-10 {
+		t.Errorf("max |S − S_ref| = %g, want <= 1e-10 (the exact path)", d)
+	}
+	series, err := PPRDiffusion(g, DiffusionOptions{Eps: -1, ExactMaxNodes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := maxDiff(series.Dense(), want)
+	if d > DefaultSeriesTol {
+		t.Errorf("series: max |S − S_ref| = %g, want <= %g", d, DefaultSeriesTol)
+	}
+	t.Logf("series: max |S − S_ref| = %g (the exact path: <= 1e-10)", d)
+	// Sparsified on the fly: each row keeps the top_k largest entries of
+	// the reference that reach eps, with their values.
+	for _, k := range []int{1, 16, 64, n} {
+		s, err := PPRDiffusion(g, DiffusionOptions{TopK: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if c := cap(s.Col); c > s.NNZ()+s.NNZ()/8 {
+			t.Errorf("top_k %d: %d entries held in a capacity of %d", k, s.NNZ(), c)
+		}
+		for i := 0; i < n; i++ {
+			var ref []entry
+			for j := 0; j < n; j++ {
+				if v := want.At(i, j); v >= DefaultDiffusionEps {
+					ref = append(ref, entry{int32(j), v})
+				}
+			}
+			slices.SortStableFunc(ref, func(p, q entry) int { return -cmpFloat(p.val, q.val) })
+			ref = ref[:min(k, len(ref))]
+			lo, hi := s.RowPtr[i], s.RowPtr[i+1]
+			if int(hi-lo) != len(ref) {
+				t.Fatalf("top_k %d, row %d: %d entries, want %d", k, i, hi-lo, len(ref))
+			}
+			// The k-th largest value bounds the kept ones (ties aside).
+			kth := ref[len(ref)-1].val
+			for p := lo; p < hi; p++ {
+				c, v := int(s.Col[p]), s.Val[p]
+				if math.Abs(v-want.At(i, c)) > 1e-10 || v < kth-1e-10 {
+					t.Fatalf("top_k %d, row %d: kept (%d, %v); reference %v, k-th largest %v", k, i, c, v, want.At(i, c), kth)
+				}
+			}
+		}
+	}
+}
+
+// cmpFloat orders float64s (no NaN).
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// TestUseExact: the series for sparse large graphs, for graphs above
+// DenseMaxNodes and whenever ExactMaxNodes is negative; the inverse up to
+// ExactMaxNodes and for dense graphs where the series would cost more.
+func TestUseExact(t *testing.T) {
+	opt, _ := DiffusionOptions{}.withDefaults()
+	square := func(n, perRow int) SparseMatrix { // nnz = n·perRow; only N and the size count
+		return SparseMatrix{N: n, Col: make([]int32, n*perRow)}
+	}
+	terms := seriesTerms(opt.Alpha, opt.SeriesTol)
+	if terms < 70 || terms > 80 {
+		t.Errorf("seriesTerms(0.2, 1e-7) = %d, want ~73", terms)
+	}
+	for _, tc := range []struct {
+		a     SparseMatrix
+		exact int
+		want  bool
+	}{
+		{square(200, 3), 256, true},                // small
+		{square(257, 3), 256, false},               // large, sparse: series
+		{square(492, 150), 256, true},              // large, dense (COLLAB): inverse
+		{square(492, 150), -1, false},              // always the series
+		{square(DenseMaxNodes+1, 100), 256, false}, // too large for a dense inverse
+		{square(DenseMaxNodes, 30), 256, true},
+		{square(3000, 1), 4000, true}, // ExactMaxNodes is obeyed
+	} {
+		o := opt
+		o.ExactMaxNodes = tc.exact
+		if got := useExact(tc.a, o); got != tc.want {
+			t.Errorf("n %d, nnz %d, ExactMaxNodes %d: useExact = %v, want %v", tc.a.N, tc.a.NNZ(), tc.exact, got, tc.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/batchsampler-go/batchsampler/data"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"github.com/batchsampler-go/batchsampler/model/ops"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -297,7 +298,7 @@ func (m *MVGRL) Embed(batch *ViewBatch) ([]float32, error) {
 		return nil, fmt.Errorf("mvgrl embed: %w", err)
 	}
 	vm := gorgonia.NewTapeMachine(g)
-	defer vm.Close()
+	defer gop.CloseMachine(vm)
 	if err := vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("mvgrl embed: run: %w", err)
 	}

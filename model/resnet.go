@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"github.com/batchsampler-go/batchsampler/model/ops"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -416,7 +417,7 @@ func RunImageBatches(pixels []float32, n, c, h, w, batch int, build func(g *gorg
 		outs[k] = make([]float32, n*dims[k])
 	}
 	vm := gorgonia.NewTapeMachine(g)
-	defer vm.Close()
+	defer gop.CloseMachine(vm)
 	buf := xv.Float32s()
 	for lo := 0; lo < n; lo += batch {
 		hi := min(lo+batch, n)

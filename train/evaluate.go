@@ -131,6 +131,7 @@ func evaluateRun(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir s
 		return nil, fmt.Errorf("%s: %s holds step %d of %d: the run's training is not finished (-resume %s finishes it)", sp.ID(), ckpt, r.step, r.total, dir)
 	}
 	r.ctx = ctx
+	r.mem = newMemTracker()
 	obs.logf("%s: evaluating the parameters of step %d (eval.kind %s)", sp.ID(), r.step, cfg.Eval.Kind)
 	t0 := time.Now()
 	sc, err := r.finalScore(untrained)
@@ -146,6 +147,8 @@ func evaluateRun(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir s
 		TrainSeconds: r.trainSeconds, SamplerSeconds: r.smp.SamplerSeconds(), EvalSeconds: time.Since(t0).Seconds(),
 		FinalFNRatio: r.lastEpochFN, Evals: r.evals, Detail: sc.Detail,
 	}
+	r.mem.observe()
+	rr.MaxRSS, rr.HeapPeak = processMaxRSS(), r.mem.Peak()
 	if cv, ok := r.smp.Sampler().(interface{ Coverage() float64 }); ok {
 		rr.FinalCoverage = cv.Coverage()
 	}

@@ -100,6 +100,24 @@ type RunResult struct {
 	FinalCoverage  float64      `json:"final_coverage,omitempty"`
 	Evals          []EvalRecord `json:"evals,omitempty"`
 	Detail         any          `json:"detail,omitempty"`
+	// MaxRSS is the process peak RSS at the end of this run, in bytes:
+	// Linux's getrusage(RUSAGE_SELF) ru_maxrss, read after the final
+	// evaluation. It is the peak of the whole process, which only grows: it
+	// includes the data loading, the runs before this one in the same
+	// process, and what the method computed once and shares with them
+	// (MVGRL's views). A resumed run reports the peak of the process that
+	// finished it; an evaluation (Evaluate) that of the evaluating process.
+	// 0 (omitted): unknown (not Linux, or written before this field).
+	MaxRSS uint64 `json:"max_rss,omitempty"`
+	// HeapPeak is the Go heap's high-water mark during this run, in bytes:
+	// the largest size of the heap's objects (live and not yet swept,
+	// runtime/metrics /memory/classes/heap/objects:bytes) among the samples
+	// taken when the run was built, after every training step and after
+	// the final evaluation (see memTracker). A resumed run reports the
+	// samples of the process that finished it (its steps after the
+	// checkpoint); an evaluation those of the evaluating process. 0
+	// (omitted): unknown.
+	HeapPeak uint64 `json:"heap_peak,omitempty"`
 }
 
 // Run trains every (sampler, seed) pair of cfg, evaluates each, and writes
@@ -311,6 +329,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string
 		return nil, err
 	}
 	r.prog = prog
+	r.mem = newMemTracker()
 	mw, err := openMetrics(filepath.Join(rdir, "metrics.jsonl"), filepath.Join(dir, "metrics.jsonl"))
 	if err != nil {
 		return nil, err
@@ -344,6 +363,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string
 		return nil, evalFailed(err)
 	}
 	evalSec := time.Since(t0).Seconds()
+	r.mem.observe()
 	if cfg.ExportEmbeddings {
 		emb, err := r.method.Embed("train", "encoder")
 		if err != nil {
@@ -358,6 +378,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string
 		Metric: sc.Metric, Value: sc.Value, FoldStd: sc.Std,
 		TrainSeconds: r.trainSeconds, SamplerSeconds: r.smp.SamplerSeconds(), EvalSeconds: evalSec,
 		FinalFNRatio: r.lastEpochFN, Evals: r.evals, Detail: sc.Detail,
+		MaxRSS: processMaxRSS(), HeapPeak: r.mem.Peak(),
 	}
 	if c, ok := r.smp.Sampler().(interface{ Coverage() float64 }); ok {
 		rr.FinalCoverage = c.Coverage()

@@ -107,6 +107,14 @@ func shippedConfigs(t *testing.T) []string {
 	return append(files, filepath.Join("..", "cmd", "train", "default.yaml"))
 }
 
+// goldenTooSlow names the shipped configs whose shortened run takes minutes
+// and that have no golden record, with the reason; TestShippedConfigsParse
+// still checks them. Their method and data path are covered by the records
+// of smaller configs (mvgrl-imdb-b, graphcl-collab).
+var goldenTooSlow = map[string]string{
+	"mvgrl-collab": "one epoch of MVGRL on COLLAB is 40 steps of 3-5 s, after 20-30 s of views",
+}
+
 // TestGoldenShippedConfigs runs a shortened version of every shipped config
 // and compares every step's loss, false-negative ratio and in-batch cosine
 // and every final score with the record in testdata/golden, exactly: a
@@ -121,6 +129,9 @@ func TestGoldenShippedConfigs(t *testing.T) {
 			name = "cmd-train-default"
 		}
 		t.Run(name, func(t *testing.T) {
+			if why, ok := goldenTooSlow[name]; ok {
+				t.Skipf("no golden record: %s", why)
+			}
 			full, err := LoadConfig(f, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/batchsampler-go/batchsampler/augment"
 	"github.com/batchsampler-go/batchsampler/data"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"github.com/batchsampler-go/batchsampler/loss"
 	"github.com/batchsampler-go/batchsampler/model"
 	"github.com/batchsampler-go/batchsampler/sampler"
@@ -134,7 +135,7 @@ func contrastiveStep(eg *G.ExprGraph, lc loss.Config, proj [2]*G.Node, learnable
 		return StepResult{}, fmt.Errorf("gradient: %w", err)
 	}
 	vm := G.NewTapeMachine(eg)
-	defer vm.Close()
+	defer gop.CloseMachine(vm)
 	if err := vm.RunAll(); err != nil {
 		return StepResult{}, fmt.Errorf("run step: %w", err)
 	}

@@ -108,6 +108,7 @@ type run struct {
 	statefulHooks map[string]Stateful
 	sel           *selectHook // model selection (eval.select_every), or nil
 	prog          *progress   // where the experiment stands, or nil
+	mem           *memTracker // the heap's high-water mark, or nil
 
 	step, total, bpe int
 	idx              []int      // the batch of the last step
@@ -228,6 +229,7 @@ func (r *run) train(ctx context.Context) error {
 			return fmt.Errorf("%s step %d: optimizer: %w", r.spec.ID(), r.step+1, err)
 		}
 		r.step++
+		r.mem.observe()
 		if err := r.runHooks(AfterStep); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/batchsampler-go/batchsampler/augment"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"github.com/batchsampler-go/batchsampler/loss"
 	"github.com/batchsampler-go/batchsampler/model"
 	"github.com/batchsampler-go/batchsampler/model/ops"
@@ -249,8 +250,8 @@ func (m *mocoV3) graphFor(b int) (*mocoGraph, error) {
 	mg.kvm, mg.ovm = G.NewTapeMachine(mg.kg), G.NewTapeMachine(mg.og)
 	if len(m.graphs) >= 2 { // keep at most a full and a last partial batch size
 		for k, old := range m.graphs {
-			old.kvm.Close()
-			old.ovm.Close()
+			gop.CloseMachine(old.kvm)
+			gop.CloseMachine(old.ovm)
 			delete(m.graphs, k)
 		}
 	}

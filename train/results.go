@@ -42,6 +42,12 @@ type ResultEntry struct {
 	SamplerShare       float64   `json:"sampler_share"`            // sampler seconds / train seconds
 	FinalFNRatio       *float64  `json:"final_fn_ratio,omitempty"` // mean false-negative ratio of the last epoch (nil without labels)
 	Comparison         *Paired   `json:"paired_vs_first,omitempty"`
+	// MaxRSS is the largest RunResult.MaxRSS of the sampler's runs (bytes;
+	// the process peak RSS at the end of a run, process-wide and
+	// monotone), and HeapPeak the largest RunResult.HeapPeak (bytes, the
+	// Go heap's sampled high-water mark); 0 (omitted): unknown.
+	MaxRSS   uint64 `json:"max_rss,omitempty"`
+	HeapPeak uint64 `json:"heap_peak,omitempty"`
 }
 
 // Paired is a paired comparison of a sampler with the first sampler of the
@@ -121,6 +127,7 @@ func summarize(cfg *Config, ds Dataset, runs []RunResult) *Results {
 			trainSum += r.TrainSeconds
 			evalSum += r.EvalSeconds
 			smpSum += r.SamplerSeconds
+			e.MaxRSS, e.HeapPeak = max(e.MaxRSS, r.MaxRSS), max(e.HeapPeak, r.HeapPeak)
 			if r.FinalFNRatio != nil {
 				fnSum += *r.FinalFNRatio
 				fnN++
@@ -168,15 +175,20 @@ func (r *Results) Markdown() string {
 	if r.Name != "" {
 		fmt.Fprintf(&b, "## %s\n\n", r.Name)
 	}
-	b.WriteString("| Dataset | Sampler | Loss | Metric | Result | Seeds | Train s/run | Eval s/run | Sampler share | Final FN ratio |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Dataset | Sampler | Loss | Metric | Result | Seeds | Train s/run | Eval s/run | Sampler share | Final FN ratio | Peak MB: RSS / heap |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, e := range r.Results {
 		fn := "–"
 		if e.FinalFNRatio != nil {
 			fn = fmt.Sprintf("%.3f", *e.FinalFNRatio)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f±%.2f | %d | %.1f | %.1f | %.1f%% | %s |\n",
-			e.Dataset, e.Sampler, e.Loss, e.Metric, e.Mean, e.Std, len(e.PerSeed), e.TrainSeconds, e.EvalSeconds, 100*e.SamplerShare, fn)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f±%.2f | %d | %.1f | %.1f | %.1f%% | %s | %s / %s |\n",
+			e.Dataset, e.Sampler, e.Loss, e.Metric, e.Mean, e.Std, len(e.PerSeed), e.TrainSeconds, e.EvalSeconds, 100*e.SamplerShare, fn,
+			megabytes(e.MaxRSS), megabytes(e.HeapPeak))
+	}
+	if r.hasMemory() {
+		b.WriteString("\nPeak MB: the largest over the sampler's runs of the process's peak RSS at the end of a run (process-wide, " +
+			"so it includes the runs before it) and of the Go heap's high-water mark sampled after every step (10^6 bytes; – unknown).\n")
 	}
 	if r.untrained() {
 		b.WriteString("\nNo training step (train.epochs: 0): the scores are those of the untrained encoders.\n")
@@ -204,6 +216,24 @@ func (r *Results) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// megabytes formats a byte count in MB (10^6 bytes), "–" for 0 (unknown).
+func megabytes(b uint64) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", float64(b)/1e6)
+}
+
+// hasMemory reports whether some entry of r has a memory figure.
+func (r *Results) hasMemory() bool {
+	for _, e := range r.Results {
+		if e.MaxRSS != 0 || e.HeapPeak != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // untrained reports whether no run of r trained a step (train.epochs: 0).

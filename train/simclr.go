@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/batchsampler-go/batchsampler/augment"
+	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"github.com/batchsampler-go/batchsampler/loss"
 	"github.com/batchsampler-go/batchsampler/model"
 	"github.com/batchsampler-go/batchsampler/model/ops"
@@ -162,7 +163,7 @@ func (im *simCLR) graphFor(b int) (*imageGraph, error) {
 	// Keep at most a full and a last partial batch size compiled.
 	if len(im.graphs) >= 2 {
 		for k, old := range im.graphs {
-			old.vm.Close()
+			gop.CloseMachine(old.vm)
 			delete(im.graphs, k)
 		}
 	}
