@@ -119,6 +119,13 @@ func TestUntrainedEncoderIsEvaluated(t *testing.T) {
 			t.Errorf("%s: %+v", rr.ID, rr)
 		}
 	}
+	// No training step, no curve: no plots, and WritePlots says why.
+	if _, err := os.Stat(filepath.Join(dir, "plots")); !os.IsNotExist(err) {
+		t.Errorf("plots of an untrained run: %v", err)
+	}
+	if err := WritePlots(dir); !errors.Is(err, ErrNothingToPlot) {
+		t.Errorf("WritePlots: %v, want ErrNothingToPlot", err)
+	}
 	// Same seed, same initial encoder, same folds: the samplers agree.
 	if res.Runs[0].Value != res.Runs[2].Value || res.Runs[1].Value != res.Runs[3].Value {
 		t.Errorf("uniform %v, %v; batchsampler %v, %v", res.Runs[0].Value, res.Runs[1].Value, res.Runs[2].Value, res.Runs[3].Value)

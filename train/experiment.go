@@ -207,7 +207,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	if err := writeMetricsCSV(dir); err != nil {
 		return nil, fmt.Errorf("metrics.csv: %w", err)
 	}
-	if err := writePlots(dir); err != nil {
+	if err := writePlots(dir); err != nil && !errors.Is(err, ErrNothingToPlot) {
 		opt.Observer.logf("plots: %v", err)
 	}
 	return res, nil

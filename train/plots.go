@@ -3,6 +3,7 @@ package train
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"image/color"
@@ -470,12 +471,22 @@ func seriesFigure(title, xlabel, ylabel string, d *plotData, runs map[string]ser
 // drawn per logged step instead.
 // WritePlots draws DIR/plots/*.png from DIR/metrics.jsonl (Run does it at
 // the end of every experiment; cmd/train -plots DIR redraws a finished one).
+// A run directory without a logged training step (train.epochs: 0) has
+// nothing to draw: WritePlots then writes no file and returns an error
+// wrapping ErrNothingToPlot.
 func WritePlots(dir string) error { return writePlots(dir) }
+
+// ErrNothingToPlot says that a run directory's metrics hold no training
+// step, hence no curve or histogram.
+var ErrNothingToPlot = errors.New("no training step logged: nothing to plot")
 
 func writePlots(dir string) error {
 	d, err := readPlotData(filepath.Join(dir, "metrics.jsonl"))
 	if err != nil {
 		return err
+	}
+	if len(d.lossStep) == 0 && len(d.lossEpoch) == 0 && len(d.hists) == 0 {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, "metrics.jsonl"), ErrNothingToPlot)
 	}
 	figs, err := buildFigures(d)
 	if err != nil {
