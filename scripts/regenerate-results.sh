@@ -19,9 +19,10 @@ run() { # NAME CONFIG [-set ...]
   fi
   echo "$(date +%T) $name"
   if [ -d "$WORK/$name" ]; then "$bin" -resume "$WORK/$name" >/dev/null; else "$bin" -config "$cfg" "$@" -out "$WORK/$name" >/dev/null; fi
-  "$bin" -plots "$WORK/$name" 2>/dev/null
+  "$bin" -plots "$WORK/$name" 2>/dev/null || true # none for a run without a training step
   rm -rf "results/$name"; mkdir -p "results/$name"
-  cp -r "$WORK/$name"/{config.yaml,provenance.json,results.json,results.md,plots} "results/$name/"
+  cp -r "$WORK/$name"/{config.yaml,provenance.json,results.json,results.md} "results/$name/"
+  if [ -d "$WORK/$name/plots" ]; then cp -r "$WORK/$name/plots" "results/$name/"; fi
   if grep -q '"dev_eval"' "$WORK/$name/metrics.jsonl"; then grep '"dev_eval"' "$WORK/$name/metrics.jsonl" > "results/$name/dev_curve.jsonl"; fi
 }
 
