@@ -229,13 +229,25 @@ func (t *GraphTable) cellText(blk, smp, d string) string {
 	}
 	s := fmt.Sprintf("%.2f±%.2f [%s]", e.Mean, e.Std, paper)
 	if c := e.Paired; c != nil && !math.IsNaN(c.P) {
-		diff := fmt.Sprintf("%+.2f, p %.2f", c.MeanDiff, c.P)
+		diff := fmt.Sprintf("%+.2f, p %s", c.MeanDiff, pText(c.P))
 		if c.P < 0.05 {
 			diff = "**" + diff + "**"
 		}
 		s += " " + diff
 	}
 	return s
+}
+
+// pText formats a p-value with two significant digits where it is small
+// (0.31, 0.049, 0.0012, < 0.0001).
+func pText(p float64) string {
+	switch {
+	case p < 1e-4:
+		return "< 0.0001"
+	case p < 0.05:
+		return fmt.Sprintf("%.2g", p)
+	}
+	return fmt.Sprintf("%.2f", p)
 }
 
 // minutes formats seconds as "12.3 min" (or "45 s" below a minute).

@@ -120,6 +120,17 @@ func TestGraphConfigsMatchShippedConfigs(t *testing.T) {
 	}
 }
 
+func TestPText(t *testing.T) {
+	for _, tt := range []struct {
+		p    float64
+		want string
+	}{{0.631, "0.63"}, {0.049, "0.049"}, {0.0012, "0.0012"}, {0.00001, "< 0.0001"}, {0, "< 0.0001"}, {1, "1.00"}} {
+		if got := pText(tt.p); got != tt.want {
+			t.Errorf("pText(%v) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}
+
 func TestSettingsAndEpochs(t *testing.T) {
 	for _, d := range PaperGraphDatasets {
 		if _, ok := SettingsFor(d); !ok {
