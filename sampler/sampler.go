@@ -84,6 +84,24 @@ type Refresher interface {
 	Refresh(e Embeddings) error
 }
 
+// RefreshScheduler is implemented by a Refresher whose refreshes are not
+// simply RefreshDue(s, RefreshEvery()): Driver then refreshes before step s
+// when RefreshDueAt(s) (BatchSampler: no graph during a shuffled warmup
+// epoch, the first at its end).
+type RefreshScheduler interface {
+	RefreshDueAt(step int) bool
+}
+
+// EpochCounter is implemented by samplers that count their own epochs
+// (BatchSampler): SamplerEpoch returns the 0-based index of the epoch of the
+// last batch handed out, and whether it tells more than the training loop's
+// step/BatchesPerEpoch (covering epochs are longer than BatchesPerEpoch
+// batches; a stepwise α or a warmup epoch depends on it). Package train logs
+// it as sampler_epoch when it does.
+type EpochCounter interface {
+	SamplerEpoch() (epoch int, own bool)
+}
+
 // Scheduled is implemented by samplers whose behaviour changes over training
 // (for instance a restart probability that decays). The loop calls SetProgress
 // before every step with the 0-based step and the total number of steps.

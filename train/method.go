@@ -78,6 +78,10 @@ type StepResult struct {
 	// Proj holds the first view's projections, row-major B×ProjDim.
 	Proj    []float32
 	ProjDim int
+	// Proj2 holds the second view's projections (B×ProjDim, as Proj) when
+	// the method hands them over (MethodSpec.ViewProjections); else nil.
+	// The sampler's embedding cached_views reads both.
+	Proj2 []float32
 }
 
 // Dataset is a loaded dataset shared by all runs of an experiment. The
@@ -124,6 +128,10 @@ type MethodSpec struct {
 	// that names this method (its loss, optimizer, model sizes); the
 	// config file's keys are decoded over the result.
 	Defaults func(cfg *Config)
+	// ViewProjections says that Step fills StepResult.Proj2, the second
+	// view's projections, which a sampler with embedding cached_views
+	// needs; a config asking for it with another method is refused.
+	ViewProjections bool
 	// LossKinds are the values of loss.kind the method trains with; nil
 	// means the InfoNCE family (loss.ContrastiveKinds: infonce, dcl, hcl).
 	// A config with another kind is refused.
