@@ -369,10 +369,10 @@ func TestSpecPublished(t *testing.T) {
 	base := Spec{Kind: KindBatchSampler, M: 30, K: 5, Published: true}
 	with := func(f func(*Spec)) Spec { s := base; f(&s); return s }
 	for _, tc := range []struct {
-		name                          string
-		spec                          Spec
+		name                           string
+		spec                           Spec
 		epoch, embedding, warmup, kind string
-		alpha                         Schedule
+		alpha                          Schedule
 	}{
 		{"all on", base, EpochCovering, EmbedCachedViews, WarmupShuffledEpoch, ScheduleStepwise, Schedule{0.2, 0.05, ScheduleStepwise}},
 		{"epoch fixed", with(func(s *Spec) { s.Epoch = EpochFixed }), EpochFixed, EmbedCachedViews, WarmupShuffledEpoch, ScheduleStepwise, Schedule{0.2, 0.05, ScheduleStepwise}},
