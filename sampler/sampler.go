@@ -17,7 +17,7 @@
 //   - batchsampler.go: BatchSampler (Config, epochs, Refresh, state);
 //     schedule.go: the α schedule; knn.go: the kNN Sampler baseline.
 //   - spec.go: Spec, a sampler as a config file describes it (YAML schema,
-//     Validate, New); refresh.go: Driver, Algorithm 1's refresh policy
+//     Validate, New; the published code's choices, `published: true`); refresh.go: Driver, Algorithm 1's refresh policy
 //     (SetProgress, a Refresh every t steps from fresh or cached
 //     embeddings, timing, checkpoint state), the way package train runs a
 //     sampler and any other Go loop can.

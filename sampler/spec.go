@@ -54,10 +54,13 @@ type Spec struct {
 	// Embedding is the representation the graph is built from:
 	// "projection" (default: the whole dataset re-embedded by the current
 	// encoder in evaluation mode at every refresh), "encoder" (the same with
-	// the encoder's output), or "cached" (the projections of the first view
+	// the encoder's output), "cached" (the projections of the first view
 	// computed during training, kept per instance, as the published code
 	// does: no re-embedding cost, but stale for instances not seen recently;
-	// the dataset is embedded once before the first step).
+	// the dataset is embedded once before the first step), or
+	// "cached_views" (the published code's: both views' training-time
+	// projections, L2-normalised and concatenated; see EmbedCachedViews;
+	// only for methods that hand over both views, e.g. GraphCL).
 	Embedding string `yaml:"embedding"`
 	// MaxWalkSteps caps one walk; 0 is the sampler's default.
 	MaxWalkSteps int `yaml:"max_walk_steps"`

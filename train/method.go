@@ -36,7 +36,8 @@ type Method interface {
 	Params() []*model.Param
 	// Step runs the forward and backward pass on two views of the training
 	// instances idx and returns the loss, the gradients of the trainable
-	// parameters (in Params order) and the projections of the first view.
+	// parameters (in Params order) and the projections of the first view
+	// (and of the second, StepResult.Proj2, if MethodSpec.ViewProjections).
 	Step(idx []int, rng *rand.Rand) (StepResult, error)
 	// Embed returns evaluation-mode embeddings of every instance of a split
 	// of the dataset ("train" is what the sampler draws from): which is
