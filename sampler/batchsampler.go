@@ -60,7 +60,7 @@ type Config struct {
 	// M is not used).
 	Graph string
 	// Alpha is the restart probability α of RWR over training, driven by
-	// SetProgress (a stepwise schedule: by the sampler's own epoch, see
+	// SetProgress (a per-epoch schedule: by the sampler's own epoch, see
 	// SamplerEpoch); the other walks ignore it. The zero Schedule means
 	// DefaultAlpha (0.2 → 0.05, linear).
 	Alpha Schedule
@@ -193,7 +193,7 @@ var (
 // start node.
 //
 // Three options follow the published code instead (Config.Epoch, Alpha's
-// stepwise kind, Config.Warmup; Spec's `published: true` turns them on
+// per-epoch kind, Config.Warmup; Spec's `published: true` turns them on
 // with embedding cached_views): covering epochs, an α that drops with the
 // sampler's own epoch, and a shuffled first epoch without a graph. See
 // Next, SamplerEpoch and RefreshDueAt.
@@ -250,9 +250,9 @@ func (s *BatchSampler) BatchesPerEpoch() int { return s.ep.batchesPerEpoch() }
 // (the epoch of the last batch handed out; 0 before the first), and
 // whether it matters: true when the epochs are covering (their number then
 // differs from the loop's steps/BatchesPerEpoch), the α schedule is
-// stepwise or the first epoch is a shuffled warmup.
+// per-epoch or the first epoch is a shuffled warmup.
 func (s *BatchSampler) SamplerEpoch() (int, bool) {
-	own := s.cfg.Epoch == EpochCovering || s.cfg.Alpha.Kind == ScheduleStepwise || s.cfg.Warmup == WarmupShuffledEpoch
+	own := s.cfg.Epoch == EpochCovering || s.cfg.Alpha.Kind == SchedulePerEpoch || s.cfg.Warmup == WarmupShuffledEpoch
 	return s.ep.index(), own
 }
 
@@ -277,7 +277,7 @@ func (s *BatchSampler) RefreshEvery() int { return s.cfg.RefreshEvery }
 // SetProgress sets the training progress that drives the α schedule.
 func (s *BatchSampler) SetProgress(step, total int) { s.step, s.total = step, total }
 
-// Alpha returns the current restart probability α (for a stepwise
+// Alpha returns the current restart probability α (for a per-epoch
 // schedule, that of the sampler's epoch of the last batch handed out).
 func (s *BatchSampler) Alpha() float64 {
 	return s.cfg.Alpha.ValueAt(s.step, s.total, s.ep.index())

@@ -102,18 +102,18 @@ func TestCoveringEpochs(t *testing.T) {
 	}
 }
 
-// The α sequence of the stepwise schedule, per sampler epoch: 0.2 for
-// epochs 0-4, 0.1 for 5-9, then the floor 0.05 (exactly), and with other
-// start and floor values (computed as start − 0.1·k, so 0.3 − 0.1 is
-// 0.19999999999999998, as in the published Python).
-func TestStepwiseAlpha(t *testing.T) {
+// The α sequence of the per-epoch schedule, per 0-based sampler epoch:
+// the published Python's restart_p − (epoch/5)·0.1 for the 1-based epoch,
+// floored (values printed by python3 for restart_p 0.2, floor 0.05, and for
+// 0.3, floor 0.1).
+func TestPerEpochAlpha(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		alpha AlphaSchedule
 		want  []float64
 	}{
-		{"published", AlphaSchedule{Kind: "stepwise"}, []float64{0.2, 0.2, 0.2, 0.2, 0.2, 0.1, 0.1, 0.1, 0.1, 0.1, 0.05, 0.05, 0.05}},
-		{"start 0.3, floor 0.1", AlphaSchedule{Kind: "stepwise", Start: 0.3, End: 0.1}, []float64{0.3, 0.3, 0.3, 0.3, 0.3, fsub(0.3, 0.1), fsub(0.3, 0.1), fsub(0.3, 0.1), fsub(0.3, 0.1), fsub(0.3, 0.1), 0.1, 0.1, 0.1}},
+		{"published", AlphaSchedule{Kind: "per_epoch"}, []float64{0.18, 0.16, 0.14, 0.12, 0.1, 0.08000000000000002, 0.060000000000000026, 0.05, 0.05, 0.05, 0.05}},
+		{"start 0.3, floor 0.1", AlphaSchedule{Kind: "per_epoch", Start: 0.3, End: 0.1}, []float64{0.27999999999999997, 0.26, 0.24, 0.21999999999999997, 0.19999999999999998, 0.18, 0.16, 0.13999999999999996, 0.11999999999999997, 0.1, 0.1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sch := tc.alpha.Schedule()
@@ -135,7 +135,7 @@ func TestStepwiseAlpha(t *testing.T) {
 				s.Next()
 				e, own := s.SamplerEpoch()
 				if !own {
-					t.Fatal("SamplerEpoch does not matter with a stepwise α")
+					t.Fatal("SamplerEpoch does not matter with a per-epoch α")
 				}
 				if e == len(tc.want) {
 					break
@@ -374,13 +374,13 @@ func TestSpecPublished(t *testing.T) {
 		epoch, embedding, warmup, kind string
 		alpha                          Schedule
 	}{
-		{"all on", base, EpochCovering, EmbedCachedViews, WarmupShuffledEpoch, ScheduleStepwise, Schedule{0.2, 0.05, ScheduleStepwise}},
-		{"epoch fixed", with(func(s *Spec) { s.Epoch = EpochFixed }), EpochFixed, EmbedCachedViews, WarmupShuffledEpoch, ScheduleStepwise, Schedule{0.2, 0.05, ScheduleStepwise}},
-		{"embedding projection", with(func(s *Spec) { s.Embedding = EmbedProjection }), EpochCovering, EmbedProjection, WarmupShuffledEpoch, ScheduleStepwise, Schedule{0.2, 0.05, ScheduleStepwise}},
-		{"warmup none", with(func(s *Spec) { s.Warmup = WarmupNone }), EpochCovering, EmbedCachedViews, WarmupNone, ScheduleStepwise, Schedule{0.2, 0.05, ScheduleStepwise}},
+		{"all on", base, EpochCovering, EmbedCachedViews, WarmupShuffledEpoch, SchedulePerEpoch, Schedule{0.2, 0.05, SchedulePerEpoch}},
+		{"epoch fixed", with(func(s *Spec) { s.Epoch = EpochFixed }), EpochFixed, EmbedCachedViews, WarmupShuffledEpoch, SchedulePerEpoch, Schedule{0.2, 0.05, SchedulePerEpoch}},
+		{"embedding projection", with(func(s *Spec) { s.Embedding = EmbedProjection }), EpochCovering, EmbedProjection, WarmupShuffledEpoch, SchedulePerEpoch, Schedule{0.2, 0.05, SchedulePerEpoch}},
+		{"warmup none", with(func(s *Spec) { s.Warmup = WarmupNone }), EpochCovering, EmbedCachedViews, WarmupNone, SchedulePerEpoch, Schedule{0.2, 0.05, SchedulePerEpoch}},
 		{"constant alpha", with(func(s *Spec) { s.Alpha = AlphaSchedule{Start: 0.3, End: 0.3, Constant: true} }), EpochCovering, EmbedCachedViews, WarmupShuffledEpoch, "", Schedule{0.3, 0.3, ScheduleConstant}},
 		{"linear alpha", with(func(s *Spec) { s.Alpha = AlphaSchedule{Kind: ScheduleLinear, Start: 0.2, End: 0.05} }), EpochCovering, EmbedCachedViews, WarmupShuffledEpoch, ScheduleLinear, Schedule{0.2, 0.05, ScheduleLinear}},
-		{"alpha map: stepwise from its start to its floor", with(func(s *Spec) { s.Alpha = AlphaSchedule{Start: 0.4, End: 0.1} }), EpochCovering, EmbedCachedViews, WarmupShuffledEpoch, ScheduleStepwise, Schedule{0.4, 0.1, ScheduleStepwise}},
+		{"alpha map: per-epoch from its start to its floor", with(func(s *Spec) { s.Alpha = AlphaSchedule{Start: 0.4, End: 0.1} }), EpochCovering, EmbedCachedViews, WarmupShuffledEpoch, SchedulePerEpoch, Schedule{0.4, 0.1, SchedulePerEpoch}},
 		{"not published", with(func(s *Spec) { s.Published = false }), "", "", "", "", Schedule{0, 0, ScheduleLinear}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -413,8 +413,8 @@ func TestSpecPublished(t *testing.T) {
 		})
 	}
 	var a AlphaSchedule
-	if err := yaml.Unmarshal([]byte("{schedule: stepwise}"), &a); err != nil || a.Schedule() != (Schedule{0.2, 0.05, ScheduleStepwise}) {
-		t.Errorf("{schedule: stepwise}: %+v, %v", a.Schedule(), err)
+	if err := yaml.Unmarshal([]byte("{schedule: per_epoch}"), &a); err != nil || a.Schedule() != (Schedule{0.2, 0.05, SchedulePerEpoch}) {
+		t.Errorf("{schedule: per_epoch}: %+v, %v", a.Schedule(), err)
 	}
 }
 
@@ -430,16 +430,16 @@ func TestSpecValidatePublishedKeys(t *testing.T) {
 	}{
 		{"published", with(func(s *Spec) { s.Published = true }), ""},
 		{"every key", with(func(s *Spec) {
-			s.Epoch, s.Warmup, s.Embedding, s.Alpha = EpochCovering, WarmupShuffledEpoch, EmbedCachedViews, AlphaSchedule{Kind: ScheduleStepwise}
+			s.Epoch, s.Warmup, s.Embedding, s.Alpha = EpochCovering, WarmupShuffledEpoch, EmbedCachedViews, AlphaSchedule{Kind: SchedulePerEpoch}
 		}), ""},
 		{"knn cached_views", Spec{Kind: KindKNN, Embedding: EmbedCachedViews}, ""},
 		{"epoch", with(func(s *Spec) { s.Epoch = "long" }), `samplers[2].epoch: "long" is not allowed; allowed values: fixed (default), covering`},
 		{"warmup", with(func(s *Spec) { s.Warmup = "shuffled" }), `samplers[2].warmup: "shuffled" is not allowed; allowed values: none (default), shuffled_epoch`},
-		{"alpha.schedule", with(func(s *Spec) { s.Alpha.Kind = "cosine" }), `samplers[2].alpha.schedule: "cosine" is not allowed; allowed values: linear (default), stepwise`},
+		{"alpha.schedule", with(func(s *Spec) { s.Alpha.Kind = "cosine" }), `samplers[2].alpha.schedule: "cosine" is not allowed; allowed values: linear (default), per_epoch`},
 		{"published on uniform", Spec{Kind: KindUniform, Published: true}, `samplers[2].published: only kind batchsampler has this key, got kind uniform`},
 		{"epoch on knn", Spec{Kind: KindKNN, Epoch: EpochCovering}, `samplers[2].epoch: only kind batchsampler has this key, got kind knn`},
 		{"warmup on uniform", Spec{Kind: KindUniform, Warmup: WarmupNone}, `samplers[2].warmup: only kind batchsampler has this key, got kind uniform`},
-		{"alpha.schedule on knn", Spec{Kind: KindKNN, Alpha: AlphaSchedule{Kind: ScheduleStepwise}}, `samplers[2].alpha.schedule: only kind batchsampler has this key, got kind knn`},
+		{"alpha.schedule on knn", Spec{Kind: KindKNN, Alpha: AlphaSchedule{Kind: SchedulePerEpoch}}, `samplers[2].alpha.schedule: only kind batchsampler has this key, got kind knn`},
 		{"cached_views on uniform", Spec{Kind: KindUniform, Embedding: EmbedCachedViews}, `samplers[2].embedding: cached_views is for kinds knn and batchsampler, got kind uniform`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

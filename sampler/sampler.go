@@ -96,7 +96,7 @@ type RefreshScheduler interface {
 // (BatchSampler): SamplerEpoch returns the 0-based index of the epoch of the
 // last batch handed out, and whether it tells more than the training loop's
 // step/BatchesPerEpoch (covering epochs are longer than BatchesPerEpoch
-// batches; a stepwise α or a warmup epoch depends on it). Package train logs
+// batches; a per-epoch α or a warmup epoch depends on it). Package train logs
 // it as sampler_epoch when it does.
 type EpochCounter interface {
 	SamplerEpoch() (epoch int, own bool)

@@ -33,7 +33,7 @@ var Kinds = []string{KindUniform, KindKNN, KindBatchSampler}
 //
 //	epoch: covering            # epochs that walk until ⌊N/B⌋·B instances are covered
 //	embedding: cached_views    # graph from both views' training-time projections
-//	alpha: {schedule: stepwise} # α = 0.2 − 0.1·⌊sampler epoch/5⌋, floored at 0.05
+//	alpha: {schedule: per_epoch} # α = 0.2 − (e/5)·0.1 for the 1-based sampler epoch e, floored at 0.05
 //	warmup: shuffled_epoch     # a Uniform first epoch, the graph built at its end Validate checks a Spec and New
 //
 // builds the sampler; a Driver (refresh.go) runs it in a training loop.
@@ -83,20 +83,20 @@ type Spec struct {
 	Warmup string `yaml:"warmup,omitempty"`
 	// Published turns on every published choice the spec does not set
 	// itself: epoch covering, embedding cached_views, alpha {schedule:
-	// stepwise} and warmup shuffled_epoch. Each can still be overridden
+	// per_epoch} and warmup shuffled_epoch. Each can still be overridden
 	// (epoch: fixed, embedding: projection, warmup: none, alpha: 0.3 or
 	// alpha: {schedule: linear, ...}). Only for kind batchsampler.
 	Published bool `yaml:"published,omitempty"`
 }
 
 // AlphaSchedule is the restart probability: a number (constant), {start,
-// end} (linear decay over training) or {schedule: stepwise, start, end}
+// end} (linear decay over training) or {schedule: per_epoch, start, end}
 // (the published code's: start − 0.1·⌊e/5⌋ in the sampler's 0-based epoch e,
 // floored at end; start and end may be left out for the published 0.2 and
 // 0.05, the drop of 0.1 every 5 epochs is fixed).
 type AlphaSchedule struct {
 	// Kind is the YAML key schedule: "linear" (the default of the map
-	// form) or "stepwise".
+	// form) or "per_epoch".
 	Kind  string  `yaml:"schedule,omitempty"`
 	Start float64 `yaml:"start"`
 	End   float64 `yaml:"end"`
@@ -109,7 +109,7 @@ func (a *AlphaSchedule) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
 		var v float64
 		if err := n.Decode(&v); err != nil {
-			return fmt.Errorf("line %d: alpha must be a number or {start, end} (optionally with schedule: linear or stepwise): %w", n.Line, err)
+			return fmt.Errorf("line %d: alpha must be a number or {start, end} (optionally with schedule: linear or per_epoch): %w", n.Line, err)
 		}
 		*a = AlphaSchedule{Start: v, End: v, Constant: true}
 		return nil
@@ -136,22 +136,22 @@ func (a AlphaSchedule) MarshalYAML() (any, error) {
 
 // AlphaScheduleKinds lists the allowed values of alpha.schedule, the
 // default first.
-var AlphaScheduleKinds = []string{ScheduleLinear, ScheduleStepwise}
+var AlphaScheduleKinds = []string{ScheduleLinear, SchedulePerEpoch}
 
 // Schedule is the α schedule BatchSampler runs: constant at Start, linear
-// from Start to End, or stepwise from Start down to the floor End (both 0,
-// i.e. left out: StepwiseStart and StepwiseFloor). The zero AlphaSchedule
+// from Start to End, or per epoch from Start down to the floor End (both 0,
+// i.e. left out: PerEpochStart and PerEpochFloor). The zero AlphaSchedule
 // (no alpha in the YAML) is the linear schedule 0 → 0, i.e. α = 0, not
 // Config's default.
 func (a AlphaSchedule) Schedule() Schedule {
 	switch {
 	case a.Constant:
 		return Schedule{Start: a.Start, End: a.End, Kind: ScheduleConstant}
-	case a.Kind == ScheduleStepwise:
+	case a.Kind == SchedulePerEpoch:
 		if a.Start == 0 && a.End == 0 {
-			return Schedule{Start: StepwiseStart, End: StepwiseFloor, Kind: ScheduleStepwise}
+			return Schedule{Start: PerEpochStart, End: PerEpochFloor, Kind: SchedulePerEpoch}
 		}
-		return Schedule{Start: a.Start, End: a.End, Kind: ScheduleStepwise}
+		return Schedule{Start: a.Start, End: a.End, Kind: SchedulePerEpoch}
 	}
 	return Schedule{Start: a.Start, End: a.End, Kind: ScheduleLinear}
 }
@@ -243,7 +243,7 @@ func (s Spec) Validate(key string) error {
 // Effective returns the spec as it runs. With Published (kind
 // batchsampler), each published choice the spec leaves unset is turned on:
 // epoch "" → covering, embedding "" → cached_views, warmup "" →
-// shuffled_epoch, and an alpha map without schedule → stepwise (its start
+// shuffled_epoch, and an alpha map without schedule → per_epoch (its start
 // and end as start and floor; left out, the published 0.2 and 0.05). A
 // value the spec sets (epoch: fixed, embedding: projection, warmup: none,
 // a constant alpha, alpha.schedule: linear) stays. Without Published the
@@ -262,10 +262,10 @@ func (s Spec) Effective() Spec {
 		s.Warmup = WarmupShuffledEpoch
 	}
 	if !s.Alpha.Constant && s.Alpha.Kind == "" {
-		s.Alpha.Kind = ScheduleStepwise
+		s.Alpha.Kind = SchedulePerEpoch
 	}
-	if s.Alpha.Kind == ScheduleStepwise && !s.Alpha.Constant && s.Alpha.Start == 0 && s.Alpha.End == 0 {
-		s.Alpha.Start, s.Alpha.End = StepwiseStart, StepwiseFloor
+	if s.Alpha.Kind == SchedulePerEpoch && !s.Alpha.Constant && s.Alpha.Start == 0 && s.Alpha.End == 0 {
+		s.Alpha.Start, s.Alpha.End = PerEpochStart, PerEpochFloor
 	}
 	return s
 }
