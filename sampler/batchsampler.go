@@ -14,6 +14,37 @@ const (
 	DefaultM = 1000 // candidates per node
 )
 
+// Epoch kinds of Config.Epoch and Spec.Epoch.
+const (
+	// EpochFixed (the default): an epoch is BatchesPerEpoch batches, as
+	// Uniform's, and covers only part of the dataset when walks overlap.
+	EpochFixed = "fixed"
+	// EpochCovering (the published code): an epoch walks until ⌊N/B⌋·B
+	// distinct instances are covered, then trains the instances left as one
+	// short batch, so it has at least BatchesPerEpoch batches and covers
+	// every instance.
+	EpochCovering = "covering"
+)
+
+// EpochKinds lists the allowed values of Config.Epoch and Spec.Epoch, the
+// default first.
+var EpochKinds = []string{EpochFixed, EpochCovering}
+
+// Warmup kinds of Config.Warmup and Spec.Warmup.
+const (
+	// WarmupNone (the default): the graph is built before the first step.
+	WarmupNone = "none"
+	// WarmupShuffledEpoch (the published code): the first epoch is
+	// Uniform's (the same permutation Uniform draws with the same seed) and
+	// no graph exists during it; the graph is built at its end and the walk
+	// starts with the second epoch.
+	WarmupShuffledEpoch = "shuffled_epoch"
+)
+
+// WarmupKinds lists the allowed values of Config.Warmup and Spec.Warmup,
+// the default first.
+var WarmupKinds = []string{WarmupNone, WarmupShuffledEpoch}
+
 // Config configures a BatchSampler. Zero fields take the documented defaults.
 type Config struct {
 	// BatchSize is B, the number of distinct instances per batch (required,
@@ -29,9 +60,14 @@ type Config struct {
 	// M is not used).
 	Graph string
 	// Alpha is the restart probability α of RWR over training, driven by
-	// SetProgress (the other walks ignore it). The zero Schedule means
+	// SetProgress (a per-epoch schedule: by the sampler's own epoch, see
+	// SamplerEpoch); the other walks ignore it. The zero Schedule means
 	// DefaultAlpha (0.2 → 0.05, linear).
 	Alpha Schedule
+	// Epoch is EpochFixed (default) or EpochCovering.
+	Epoch string
+	// Warmup is WarmupNone (default) or WarmupShuffledEpoch.
+	Warmup string
 	// RefreshEvery is t: the training loop rebuilds the graph every t steps
 	// (0: only before step 0).
 	RefreshEvery int
@@ -82,6 +118,18 @@ func (c Config) resolve(n int) (Config, error) {
 	if c.Alpha.IsZero() {
 		c.Alpha = DefaultAlpha
 	}
+	if err := oneOf("Config.Epoch", c.Epoch, EpochKinds, true); err != nil {
+		return c, err
+	}
+	if c.Epoch == "" {
+		c.Epoch = EpochFixed
+	}
+	if err := oneOf("Config.Warmup", c.Warmup, WarmupKinds, true); err != nil {
+		return c, err
+	}
+	if c.Warmup == "" {
+		c.Warmup = WarmupNone
+	}
 	if err := c.Alpha.Validate(0, 1); err != nil {
 		return c, fmt.Errorf("Config.Alpha: %w", err)
 	}
@@ -114,12 +162,14 @@ func (c Config) resolve(n int) (Config, error) {
 }
 
 var (
-	_ Sampler   = (*BatchSampler)(nil)
-	_ Refresher = (*BatchSampler)(nil)
-	_ Scheduled = (*BatchSampler)(nil)
-	_ Sampler   = (*KNN)(nil)
-	_ Refresher = (*KNN)(nil)
-	_ Sampler   = (*Uniform)(nil)
+	_ Sampler          = (*BatchSampler)(nil)
+	_ Refresher        = (*BatchSampler)(nil)
+	_ Scheduled        = (*BatchSampler)(nil)
+	_ RefreshScheduler = (*BatchSampler)(nil)
+	_ EpochCounter     = (*BatchSampler)(nil)
+	_ Sampler          = (*KNN)(nil)
+	_ Refresher        = (*KNN)(nil)
+	_ Sampler          = (*Uniform)(nil)
 )
 
 // BatchSampler is the sampler of the paper (its Algorithm 1, "Contrastive
@@ -141,20 +191,29 @@ var (
 // a batch of one is merged into the last batch, so every epoch's batches
 // hold N instances in all, as Uniform's do); its first index is the walk's
 // start node.
+//
+// Three options follow the published code instead (Config.Epoch, Alpha's
+// per-epoch kind, Config.Warmup; Spec's `published: true` turns them on
+// with embedding cached_views): covering epochs, an α that drops with the
+// sampler's own epoch, and a shuffled first epoch without a graph. See
+// Next, SamplerEpoch and RefreshDueAt.
 type BatchSampler struct {
-	cfg      Config
-	n        int
-	seed     uint64
-	src      *rand.PCG
-	rng      *rand.Rand
-	g        *Graph
-	builds   uint64 // graphs built so far (drives the build seeds)
-	step     int
-	total    int
-	ep       epoch
-	w        walker
-	inBatch  func(int32) bool
-	nextNode func() int32
+	cfg    Config
+	n      int
+	seed   uint64
+	src    *rand.PCG
+	rng    *rand.Rand
+	g      *Graph
+	builds uint64 // graphs built so far (drives the build seeds)
+	// sinceBuild counts the batches handed out since the last Refresh or
+	// SetGraph (the refresh policy of warmup shuffled_epoch).
+	sinceBuild int
+	step       int
+	total      int
+	ep         epoch
+	w          walker
+	inBatch    func(int32) bool
+	nextNode   func() int32
 }
 
 // NewBatchSampler returns a BatchSampler over n instances.
@@ -165,6 +224,7 @@ func NewBatchSampler(cfg Config, n int, seed uint64) (*BatchSampler, error) {
 	}
 	src := rand.NewPCG(seed, 0x5eed0002)
 	s := &BatchSampler{cfg: c, n: n, seed: seed, src: src, rng: rand.New(src), ep: newEpoch(n, c.BatchSize), total: 1}
+	s.ep.covering = c.Epoch == EpochCovering
 	s.inBatch = s.w.has
 	s.nextNode = func() int32 { return s.ep.nextStart(s.rng, s.inBatch) }
 	return s, nil
@@ -180,8 +240,36 @@ func (s *BatchSampler) N() int { return s.n }
 func (s *BatchSampler) BatchSize() int { return s.cfg.BatchSize }
 
 // BatchesPerEpoch returns ⌈N/B⌉, or ⌊N/B⌋ when N mod B = 1 (the last batch
-// then has B+1 instances).
+// then has B+1 instances). With covering epochs it is still Uniform's
+// number, the unit of the training loop's step budget (epochs ×
+// BatchesPerEpoch steps, as the published code's global budget), while the
+// sampler's own epochs are longer: see SamplerEpoch.
 func (s *BatchSampler) BatchesPerEpoch() int { return s.ep.batchesPerEpoch() }
+
+// SamplerEpoch returns the 0-based index of the sampler's epoch in progress
+// (the epoch of the last batch handed out; 0 before the first), and
+// whether it matters: true when the epochs are covering (their number then
+// differs from the loop's steps/BatchesPerEpoch), the α schedule is
+// per-epoch or the first epoch is a shuffled warmup.
+func (s *BatchSampler) SamplerEpoch() (int, bool) {
+	own := s.cfg.Epoch == EpochCovering || s.cfg.Alpha.Kind == SchedulePerEpoch || s.cfg.Warmup == WarmupShuffledEpoch
+	return s.ep.index(), own
+}
+
+// RefreshDueAt reports whether the graph is to be rebuilt before 0-based
+// step: RefreshDue(step, t) with warmup none. With warmup shuffled_epoch
+// there is no refresh during the first epoch; the first comes once its last
+// batch was handed out, and the next ones every t batches after the
+// previous (none with t = 0); step is not read.
+func (s *BatchSampler) RefreshDueAt(step int) bool {
+	if s.cfg.Warmup != WarmupShuffledEpoch {
+		return RefreshDue(step, s.cfg.RefreshEvery)
+	}
+	if s.g == nil {
+		return s.ep.started && s.ep.index() == 0 && s.ep.complete()
+	}
+	return s.cfg.RefreshEvery > 0 && s.sinceBuild >= s.cfg.RefreshEvery
+}
 
 // RefreshEvery returns t.
 func (s *BatchSampler) RefreshEvery() int { return s.cfg.RefreshEvery }
@@ -189,8 +277,11 @@ func (s *BatchSampler) RefreshEvery() int { return s.cfg.RefreshEvery }
 // SetProgress sets the training progress that drives the α schedule.
 func (s *BatchSampler) SetProgress(step, total int) { s.step, s.total = step, total }
 
-// Alpha returns the current restart probability α.
-func (s *BatchSampler) Alpha() float64 { return s.cfg.Alpha.Value(s.step, s.total) }
+// Alpha returns the current restart probability α (for a per-epoch
+// schedule, that of the sampler's epoch of the last batch handed out).
+func (s *BatchSampler) Alpha() float64 {
+	return s.cfg.Alpha.ValueAt(s.step, s.total, s.ep.index())
+}
 
 // Graph returns the current graph (nil before the first Refresh). It must
 // not be modified.
@@ -229,6 +320,7 @@ func (s *BatchSampler) Refresh(e Embeddings) error {
 	}
 	s.g = g
 	s.builds++
+	s.sinceBuild = 0
 	return nil
 }
 
@@ -239,24 +331,58 @@ func (s *BatchSampler) SetGraph(g *Graph) error {
 		return fmt.Errorf("sampler: batchsampler: SetGraph needs a graph of %d nodes with N·K adjacency entries", s.n)
 	}
 	s.g = g
+	s.sinceBuild = 0
 	return nil
 }
 
 // Next returns the next batch: a walk on the graph (Uniform before the first
 // Refresh). The slice is owned by the caller.
+//
+// With warmup shuffled_epoch the batches of the first epoch are Uniform's,
+// whether or not a graph exists. With covering epochs every walk is of B
+// distinct instances (start nodes not yet covered in the epoch, as always)
+// until ⌊N/B⌋·B distinct instances are covered; the instances left
+// uncovered then form the epoch's last batch (in the order of the epoch's
+// permutation), except that a single instance left is added to the walk
+// that leaves it (which then has B+1, the rule of Sampler), and none left
+// means no such batch.
 func (s *BatchSampler) Next() []int {
-	s.ep.begin(s.rng)
+	warm := s.cfg.Warmup == WarmupShuffledEpoch && (!s.ep.started || s.ep.index() == 0 && !s.ep.complete())
+	if warm {
+		// Uniform's first permutation: the same generator and stream.
+		s.ep.begin(rand.New(rand.NewPCG(s.seed, 0x5eed0001)))
+	} else {
+		s.ep.begin(s.rng)
+	}
 	size := s.ep.size()
 	var batch []int
-	if s.g == nil {
+	switch {
+	case s.g == nil || warm:
 		batch = s.ep.uniformBatch(make([]int, 0, size))
-	} else {
+	case s.ep.covering && s.ep.covered >= s.ep.target():
+		batch = s.ep.rest(make([]int, 0, s.ep.n-s.ep.covered))
+	default:
+		if s.ep.covering {
+			size = s.cfg.BatchSize
+		}
 		s.w.begin(s.g)
 		start := s.nextNode()
 		batch = s.w.walk(start, walkParams{kind: s.cfg.Walk, b: size, alpha: s.Alpha(), maxSteps: s.cfg.MaxWalkSteps},
-			s.src, s.nextNode, make([]int, 0, size))
+			s.src, s.nextNode, make([]int, 0, size+1))
+		if s.ep.covering {
+			covered := s.ep.covered
+			for _, v := range batch {
+				if !s.ep.isCovered(int32(v)) {
+					covered++
+				}
+			}
+			if covered >= s.ep.target() && s.ep.n-covered == 1 {
+				batch = append(batch, int(s.nextNode())) // the one node left
+			}
+		}
 	}
 	s.ep.finish(batch)
+	s.sinceBuild++
 	return batch
 }
 
@@ -269,6 +395,7 @@ type batchSamplerState struct {
 	GraphK      int
 	Adj         []byte
 	Builds      uint64
+	SinceBuild  int
 	Step, Total int
 	Epoch       epochState
 }
@@ -280,7 +407,7 @@ func (s *BatchSampler) MarshalBinary() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sampler: batchsampler: save rng: %w", err)
 	}
-	st := batchSamplerState{N: s.n, Cfg: s.cfg, Seed: s.seed, RNG: r, Builds: s.builds, Step: s.step, Total: s.total, Epoch: s.ep.state()}
+	st := batchSamplerState{N: s.n, Cfg: s.cfg, Seed: s.seed, RNG: r, Builds: s.builds, SinceBuild: s.sinceBuild, Step: s.step, Total: s.total, Epoch: s.ep.state()}
 	if s.g != nil {
 		st.HasGraph, st.GraphK, st.Adj = true, s.g.K, int32sToBytes(s.g.Adj)
 	}
@@ -303,6 +430,9 @@ func (s *BatchSampler) UnmarshalBinary(p []byte) error {
 	}
 	a, b := st.Cfg, s.cfg
 	a.Workers, b.Workers = 0, 0
+	if a.Epoch == "" && a.Warmup == "" { // a state written before these options
+		a.Epoch, a.Warmup = EpochFixed, WarmupNone
+	}
 	if a != b {
 		return fmt.Errorf("sampler: batchsampler: state has config %+v, sampler has %+v", a, b)
 	}
@@ -317,6 +447,7 @@ func (s *BatchSampler) UnmarshalBinary(p []byte) error {
 		}
 	}
 	ep := newEpoch(s.n, s.cfg.BatchSize)
+	ep.covering = s.ep.covering
 	if err := ep.restore(st.Epoch); err != nil {
 		return fmt.Errorf("sampler: batchsampler: state: %w", err)
 	}
@@ -324,5 +455,6 @@ func (s *BatchSampler) UnmarshalBinary(p []byte) error {
 		return fmt.Errorf("sampler: batchsampler: restore rng: %w", err)
 	}
 	s.seed, s.g, s.builds, s.step, s.total, s.ep = st.Seed, g, st.Builds, st.Step, st.Total, ep
+	s.sinceBuild = st.SinceBuild
 	return nil
 }

@@ -12,16 +12,21 @@ import (
 // is covered once it appeared in a batch of the current epoch; start nodes
 // are taken in the order of a fresh random permutation, skipping covered
 // nodes, so each is a uniformly random node not yet covered.
+//
+// A covering epoch (covering set, BatchSampler's epoch "covering") is not a
+// number of batches: it lasts until all N nodes are covered (see
+// BatchSampler.Next for how its batches are formed).
 type epoch struct {
-	n, b    int
-	order   []int32  // this epoch's permutation
-	scan    int      // order[:scan] are covered (or in the batch being built)
-	cov     []uint32 // cov[v] == stamp ⇔ v covered in this epoch
-	stamp   uint32
-	covered int
-	pos     int       // batches handed out in this epoch
-	started bool      // an epoch has begun
-	history []float64 // coverage of every finished epoch
+	n, b     int
+	covering bool
+	order    []int32  // this epoch's permutation
+	scan     int      // order[:scan] are covered (or in the batch being built)
+	cov      []uint32 // cov[v] == stamp ⇔ v covered in this epoch
+	stamp    uint32
+	covered  int
+	pos      int       // batches handed out in this epoch
+	started  bool      // an epoch has begun
+	history  []float64 // coverage of every finished epoch
 }
 
 func newEpoch(n, b int) epoch {
@@ -35,9 +40,27 @@ func (e *epoch) batchesPerEpoch() int { return batchesPerEpoch(e.n, e.b) }
 // last batch when N mod B = 1.
 func (e *epoch) size() int { return batchLen(e.n, e.b, e.pos) }
 
+// target is the number of distinct nodes the walk batches of a covering
+// epoch cover before its leftover batch: ⌊N/B⌋·B.
+func (e *epoch) target() int { return e.n / e.b * e.b }
+
+// complete reports whether the epoch in progress is over: batchesPerEpoch
+// batches were handed out, or, for a covering epoch, all N nodes are
+// covered.
+func (e *epoch) complete() bool {
+	if e.covering {
+		return e.covered == e.n
+	}
+	return e.pos >= e.batchesPerEpoch()
+}
+
+// index is the 0-based index of the epoch in progress (of the last batch
+// handed out; 0 before the first).
+func (e *epoch) index() int { return len(e.history) }
+
 // begin starts a new epoch if the current one is complete (or none began).
 func (e *epoch) begin(rng *rand.Rand) {
-	if e.started && e.pos < e.batchesPerEpoch() {
+	if e.started && !e.complete() {
 		return
 	}
 	if e.started {
@@ -100,6 +123,17 @@ func (e *epoch) uniformBatch(out []int) []int {
 	return out
 }
 
+// rest appends every node of the epoch's order not yet covered (the
+// leftover batch of a covering epoch) and marks the order scanned.
+func (e *epoch) rest(out []int) []int {
+	for ; e.scan < e.n; e.scan++ {
+		if v := e.order[e.scan]; !e.isCovered(v) {
+			out = append(out, int(v))
+		}
+	}
+	return out
+}
+
 // finish records a handed-out batch.
 func (e *epoch) finish(batch []int) {
 	for _, v := range batch {
@@ -156,7 +190,11 @@ func (e *epoch) restore(s epochState) error {
 	if len(s.Covered) != (e.n+7)/8 {
 		return fmt.Errorf("covered set has %d bytes, want %d", len(s.Covered), (e.n+7)/8)
 	}
-	if s.Scan < 0 || s.Scan > e.n || s.Pos < 0 || s.Pos > e.batchesPerEpoch() {
+	maxPos := e.batchesPerEpoch()
+	if e.covering {
+		maxPos = e.n // every batch of a covering epoch covers a new node
+	}
+	if s.Scan < 0 || s.Scan > e.n || s.Pos < 0 || s.Pos > maxPos {
 		return fmt.Errorf("epoch position scan=%d pos=%d is out of range for N=%d", s.Scan, s.Pos, e.n)
 	}
 	e.order, e.scan, e.pos, e.started = order, s.Scan, s.Pos, s.Started

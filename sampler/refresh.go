@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -25,11 +26,21 @@ const (
 	// training (Driver.Observe), kept per instance; the dataset is embedded
 	// (EmbedProjection) only for the first refresh.
 	EmbedCached = "cached"
+	// EmbedCachedViews (the published code): both views' projections
+	// computed during training (Driver.ObserveViews), each L2-normalised,
+	// concatenated (2·d values per instance) and kept per instance; a
+	// refresh builds the graph from these rows, so a row not trained since
+	// the previous refresh is stale. A row no step has written yet (all of
+	// them at a refresh before step 0, i.e. without a warmup epoch) holds
+	// the instance's evaluation-mode projection (EmbedProjection, from the
+	// EmbedFunc), L2-normalised and written twice; after a shuffled warmup
+	// epoch every row comes from training, as in the published code.
+	EmbedCachedViews = "cached_views"
 )
 
 // EmbeddingSources lists the allowed values of Spec.Embedding, the default
 // first.
-var EmbeddingSources = []string{EmbedProjection, EmbedEncoder, EmbedCached}
+var EmbeddingSources = []string{EmbedProjection, EmbedEncoder, EmbedCached, EmbedCachedViews}
 
 // EmbedFunc returns the embeddings of all N instances by the model being
 // trained; which is EmbedProjection or EmbedEncoder.
@@ -37,7 +48,9 @@ type EmbedFunc func(which string) (Embeddings, error)
 
 // DriverOptions configure a Driver.
 type DriverOptions struct {
-	// Embedding is Spec.Embedding: "" or "projection", "encoder", "cached".
+	// Embedding is Spec.Embedding: "" or "projection", "encoder", "cached",
+	// "cached_views" (for a Spec with published: true, that of
+	// Spec.Effective).
 	Embedding string
 	// Embed embeds the dataset at a refresh (required when the sampler is a
 	// Refresher).
@@ -86,11 +99,13 @@ func (r *RefreshReport) Fields() map[string]any {
 //	idx := d.Next()      // the batch: B instance indices
 //	... train on idx ...
 //	d.Observe(idx, proj, projDim) // first view's projections, for "cached"
+//	// or d.ObserveViews(idx, proj, proj2, projDim): both views, for "cached_views"
 //
 // BeforeStep calls SetProgress(s, T) on a Scheduled sampler (BatchSampler's
 // α decays over the T steps). On a Refresher (BatchSampler, KNN) with
 // refresh interval t = RefreshEvery() it refreshes before step 0 and, when
-// t > 0, before every step s with s mod t = 0 (t = 0: only before step 0).
+// t > 0, before every step s with s mod t = 0 (t = 0: only before step 0);
+// a RefreshScheduler decides itself (BatchSampler with a warmup epoch).
 // A refresh embeds all N instances (the EmbedFunc, or the cache for
 // embedding "cached") and hands them to Refresh, which rebuilds the graph
 // (Algorithm 2: for each node, the top K of M random candidates by cosine
@@ -132,9 +147,10 @@ func (d *Driver) Sampler() Sampler { return d.s }
 // by UnmarshalBinary).
 func (d *Driver) SamplerSeconds() float64 { return d.seconds }
 
-// Cache returns the training-time embeddings of embedding "cached" (one row
-// per instance; zero Embeddings before the first refresh and for the other
-// sources). It must not be modified.
+// Cache returns the training-time embeddings of embedding "cached" or
+// "cached_views" (one row per instance; zero Embeddings before the first
+// refresh, or the first ObserveViews, and for the other sources). It must
+// not be modified.
 func (d *Driver) Cache() Embeddings { return d.cache }
 
 // RefreshDue reports whether a Refresher with refresh interval t refreshes
@@ -150,13 +166,26 @@ func (d *Driver) BeforeStep(s, total int) (*RefreshReport, error) {
 		sc.SetProgress(s, total)
 	}
 	rf, ok := d.s.(Refresher)
-	if !ok || !RefreshDue(s, rf.RefreshEvery()) {
+	if !ok {
+		return nil, nil
+	}
+	if rs, ok := d.s.(RefreshScheduler); ok {
+		if !rs.RefreshDueAt(s) {
+			return nil, nil
+		}
+	} else if !RefreshDue(s, rf.RefreshEvery()) {
 		return nil, nil
 	}
 	t0 := time.Now()
 	var emb Embeddings
 	source := EmbedCached
-	if d.embedding == EmbedCached && d.cache.Data != nil {
+	if d.embedding == EmbedCachedViews {
+		source = EmbedCachedViews
+		if err := d.fillUnseenViews(); err != nil {
+			return nil, fmt.Errorf("refresh at step %d: %w", s, err)
+		}
+		emb = d.cache
+	} else if d.embedding == EmbedCached && d.cache.Data != nil {
 		emb = d.cache
 	} else {
 		source = d.embedding
@@ -200,6 +229,100 @@ func (d *Driver) Next() []int {
 	return idx
 }
 
+// fillUnseenViews makes the cache of embedding cached_views complete: when
+// it does not exist, or has rows no step wrote (all zero), the dataset is
+// embedded (EmbedProjection) and each such row gets the instance's
+// projection, L2-normalised, twice.
+func (d *Driver) fillUnseenViews() error {
+	var unseen []int
+	for i := 0; d.cache.Data != nil && i < d.cache.N; i++ {
+		if !slices.ContainsFunc(d.cache.Row(i), func(v float32) bool { return v != 0 }) {
+			unseen = append(unseen, i)
+		}
+	}
+	if d.cache.Data != nil && len(unseen) == 0 {
+		return nil
+	}
+	if d.embed == nil {
+		return errors.New("sampler: driver: no EmbedFunc for the cached_views rows no step has written")
+	}
+	e, err := d.embed(EmbedProjection)
+	if err != nil {
+		return err
+	}
+	if e.N != d.s.N() || e.D <= 0 || len(e.Data) != e.N*e.D {
+		return fmt.Errorf("sampler: driver: embedding is %d×%d with %d values, want %d rows", e.N, e.D, len(e.Data), d.s.N())
+	}
+	if d.cache.Data == nil {
+		d.cache = Embeddings{N: e.N, D: 2 * e.D, Data: make([]float32, 2*e.N*e.D)}
+		unseen = unseen[:0]
+		for i := 0; i < e.N; i++ {
+			unseen = append(unseen, i)
+		}
+	} else if d.cache.D != 2*e.D {
+		return fmt.Errorf("sampler: driver: cached_views rows have %d values, the projection %d (want twice as many)", d.cache.D, e.D)
+	}
+	for _, i := range unseen {
+		row := d.cache.Row(i)
+		normalizeInto(row[:e.D], e.Row(i))
+		normalizeInto(row[e.D:], e.Row(i))
+	}
+	return nil
+}
+
+// normalizeInto writes v/‖v‖ to dst (v itself when ‖v‖ = 0).
+func normalizeInto(dst, v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	inv := 1.0
+	if s > 0 {
+		inv = 1 / math.Sqrt(s)
+	}
+	for j, x := range v {
+		dst[j] = float32(float64(x) * inv)
+	}
+}
+
+// ObserveViews is Observe with the projections of both views of the batch
+// (proj2 like proj: len(idx)·projDim values, row i for instance idx[i]).
+// With embedding cached_views it stores, for every instance of the batch,
+// its two views' L2-normalised projections concatenated (2·projDim values)
+// as its cached row (the cache is created by the first call); proj2 nil is
+// then an error (the method hands over only the first view). With any other
+// embedding it is Observe(idx, proj, projDim) and proj2 is not read.
+func (d *Driver) ObserveViews(idx []int, proj, proj2 []float32, projDim int) (refreshed bool, err error) {
+	if d.embedding != EmbedCachedViews {
+		return d.Observe(idx, proj, projDim)
+	}
+	refreshed, d.refreshed = d.refreshed, false
+	if proj2 == nil {
+		return refreshed, errors.New("sampler: driver: observe: embedding cached_views needs the projections of both views, got the first view's only")
+	}
+	if projDim <= 0 || len(proj) < len(idx)*projDim || len(proj2) < len(idx)*projDim {
+		return refreshed, fmt.Errorf("sampler: driver: observe: %d and %d projection values for %d instances of dimension %d", len(proj), len(proj2), len(idx), projDim)
+	}
+	if d.cache.Data != nil && d.cache.D != 2*projDim {
+		return refreshed, fmt.Errorf("sampler: driver: observe: cached_views rows have %d values, want 2×%d", d.cache.D, projDim)
+	}
+	for _, j := range idx {
+		if j < 0 || j >= d.s.N() {
+			return refreshed, fmt.Errorf("sampler: driver: observe: instance %d outside [0, %d)", j, d.s.N())
+		}
+	}
+	if d.cache.Data == nil {
+		n := d.s.N()
+		d.cache = Embeddings{N: n, D: 2 * projDim, Data: make([]float32, 2*n*projDim)}
+	}
+	for i, j := range idx {
+		row := d.cache.Row(j)
+		normalizeInto(row[:projDim], proj[i*projDim:(i+1)*projDim])
+		normalizeInto(row[projDim:], proj2[i*projDim:(i+1)*projDim])
+	}
+	return refreshed, nil
+}
+
 // Observe ends a step on batch idx. With embedding "cached", once the cache
 // exists and projDim is its dimension, it stores the batch's first-view
 // projections (proj, len(idx)·projDim values, row i for instance idx[i]) as
@@ -207,9 +330,13 @@ func (d *Driver) Next() []int {
 // reports whether a refresh happened since the previous Observe (idx is
 // then the first batch drawn after it, e.g. for a similarity histogram) and
 // clears that flag. An error means proj or idx do not fit the cache; the
-// cache is then unchanged.
+// cache is then unchanged. With embedding cached_views it is an error: use
+// ObserveViews.
 func (d *Driver) Observe(idx []int, proj []float32, projDim int) (refreshed bool, err error) {
 	refreshed, d.refreshed = d.refreshed, false
+	if d.embedding == EmbedCachedViews {
+		return refreshed, errors.New("sampler: driver: observe: embedding cached_views needs both views' projections (ObserveViews)")
+	}
 	if d.cache.Data == nil || projDim != d.cache.D {
 		return refreshed, nil
 	}

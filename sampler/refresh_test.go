@@ -386,7 +386,8 @@ func runDriver(t *testing.T, d *Driver, m *toyModel, from, to, total, dim int) (
 		}
 		idx := d.Next()
 		batches = append(batches, idx)
-		if _, err := d.Observe(idx, toyProj(idx, dim, step), dim); err != nil {
+		// ObserveViews is Observe for every embedding but cached_views.
+		if _, err := d.ObserveViews(idx, toyProj(idx, dim, step), toyProj(idx, dim, step+500), dim); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -397,25 +398,34 @@ func runDriver(t *testing.T, d *Driver, m *toyModel, from, to, total, dim int) (
 // the same batches and refreshes as the uninterrupted run, for every kind
 // and embedding source.
 func TestDriverStateRoundTrip(t *testing.T) {
-	const n, b, dim, total, cut = 200, 16, 6, 23, 10
+	const n, b, dim = 200, 16, 6
 	for _, tc := range []struct {
-		name string
-		spec Spec
+		name       string
+		spec       Spec
+		cut, total int // 0: 10 and 23
 	}{
-		{"batchsampler cached", Spec{Kind: "batchsampler", M: 40, K: 8, Alpha: AlphaSchedule{Start: 0.3, End: 0.05}, RefreshEvery: 4, Embedding: "cached"}},
-		{"batchsampler projection t=0", Spec{Kind: "batchsampler", M: 40, K: 8, Walk: "bfs", Alpha: AlphaSchedule{Start: 0.3, Constant: true}}},
-		{"knn encoder", Spec{Kind: "knn", RefreshEvery: 3, Embedding: "encoder"}},
-		{"knn cached", Spec{Kind: "knn", RefreshEvery: 7, Embedding: "cached"}},
-		{"uniform", Spec{Kind: "uniform"}},
+		// published: a warmup epoch of 13 steps, then covering epochs; the
+		// cuts fall in the warmup and in the middle of the second epoch.
+		{"batchsampler published, cut in the warmup", Spec{Kind: "batchsampler", M: 40, K: 8, RefreshEvery: 4, Published: true}, 10, 40},
+		{"batchsampler published, cut mid-epoch", Spec{Kind: "batchsampler", M: 40, K: 8, RefreshEvery: 4, Published: true}, 19, 40},
+		{"batchsampler cached", Spec{Kind: "batchsampler", M: 40, K: 8, Alpha: AlphaSchedule{Start: 0.3, End: 0.05}, RefreshEvery: 4, Embedding: "cached"}, 0, 0},
+		{"batchsampler projection t=0", Spec{Kind: "batchsampler", M: 40, K: 8, Walk: "bfs", Alpha: AlphaSchedule{Start: 0.3, Constant: true}}, 0, 0},
+		{"knn encoder", Spec{Kind: "knn", RefreshEvery: 3, Embedding: "encoder"}, 0, 0},
+		{"knn cached", Spec{Kind: "knn", RefreshEvery: 7, Embedding: "cached"}, 0, 0},
+		{"uniform", Spec{Kind: "uniform"}, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			cut, total := tc.cut, tc.total
+			if cut == 0 {
+				cut, total = 10, 23
+			}
 			newDriver := func() (*Driver, *toyModel) {
 				s, err := tc.spec.New(n, b, 9)
 				if err != nil {
 					t.Fatal(err)
 				}
 				m := &toyModel{n: n, d: dim}
-				d, err := NewDriver(s, DriverOptions{Embedding: tc.spec.Embedding, Embed: m.embed})
+				d, err := NewDriver(s, DriverOptions{Embedding: tc.spec.Effective().Embedding, Embed: m.embed})
 				if err != nil {
 					t.Fatal(err)
 				}

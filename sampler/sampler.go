@@ -17,7 +17,7 @@
 //   - batchsampler.go: BatchSampler (Config, epochs, Refresh, state);
 //     schedule.go: the α schedule; knn.go: the kNN Sampler baseline.
 //   - spec.go: Spec, a sampler as a config file describes it (YAML schema,
-//     Validate, New); refresh.go: Driver, Algorithm 1's refresh policy
+//     Validate, New; the published code's choices, `published: true`); refresh.go: Driver, Algorithm 1's refresh policy
 //     (SetProgress, a Refresh every t steps from fresh or cached
 //     embeddings, timing, checkpoint state), the way package train runs a
 //     sampler and any other Go loop can.
@@ -82,6 +82,24 @@ func (e Embeddings) Row(i int) []float32 { return e.Data[i*e.D : (i+1)*e.D] }
 type Refresher interface {
 	RefreshEvery() int
 	Refresh(e Embeddings) error
+}
+
+// RefreshScheduler is implemented by a Refresher whose refreshes are not
+// simply RefreshDue(s, RefreshEvery()): Driver then refreshes before step s
+// when RefreshDueAt(s) (BatchSampler: no graph during a shuffled warmup
+// epoch, the first at its end).
+type RefreshScheduler interface {
+	RefreshDueAt(step int) bool
+}
+
+// EpochCounter is implemented by samplers that count their own epochs
+// (BatchSampler): SamplerEpoch returns the 0-based index of the epoch of the
+// last batch handed out, and whether it tells more than the training loop's
+// step/BatchesPerEpoch (covering epochs are longer than BatchesPerEpoch
+// batches; a per-epoch α or a warmup epoch depends on it). Package train logs
+// it as sampler_epoch when it does.
+type EpochCounter interface {
+	SamplerEpoch() (epoch int, own bool)
 }
 
 // Scheduled is implemented by samplers whose behaviour changes over training

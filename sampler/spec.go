@@ -24,8 +24,18 @@ const (
 var Kinds = []string{KindUniform, KindKNN, KindBatchSampler}
 
 // Spec chooses how mini-batches are formed: the YAML schema of a sampler in
-// a config file. The zero values of Walk, Graph and Embedding mean their
-// defaults (rwr, proximity, projection). Validate checks a Spec and New
+// a config file. The zero values of Walk, Graph, Embedding, Epoch and
+// Warmup mean their defaults (rwr, proximity, projection, fixed, none).
+//
+// The paper's text and the published code (THUDM/BatchSampler main.py)
+// differ in four ways; each published choice is a key of its own, and
+// `published: true` turns on all four (see Effective):
+//
+//	epoch: covering            # epochs that walk until ⌊N/B⌋·B instances are covered
+//	embedding: cached_views    # graph from both views' training-time projections
+//	alpha: {schedule: per_epoch} # α = 0.2 − (e/5)·0.1 for the 1-based sampler epoch e, floored at 0.05
+//	warmup: shuffled_epoch     # a Uniform first epoch, the graph built at its end Validate checks a Spec and New
+//
 // builds the sampler; a Driver (refresh.go) runs it in a training loop.
 type Spec struct {
 	// Kind is "uniform", "knn" or "batchsampler".
@@ -44,18 +54,50 @@ type Spec struct {
 	// Embedding is the representation the graph is built from:
 	// "projection" (default: the whole dataset re-embedded by the current
 	// encoder in evaluation mode at every refresh), "encoder" (the same with
-	// the encoder's output), or "cached" (the projections of the first view
+	// the encoder's output), "cached" (the projections of the first view
 	// computed during training, kept per instance, as the published code
 	// does: no re-embedding cost, but stale for instances not seen recently;
-	// the dataset is embedded once before the first step).
+	// the dataset is embedded once before the first step), or
+	// "cached_views" (the published code's: both views' training-time
+	// projections, L2-normalised and concatenated; see EmbedCachedViews;
+	// only for methods that hand over both views, e.g. GraphCL).
 	Embedding string `yaml:"embedding"`
 	// MaxWalkSteps caps one walk; 0 is the sampler's default.
 	MaxWalkSteps int `yaml:"max_walk_steps"`
+	// Epoch is "fixed" (default: an epoch is BatchesPerEpoch batches, as
+	// Uniform's, and covers part of the data when walks overlap) or
+	// "covering" (the published code: an epoch walks until ⌊N/B⌋·B distinct
+	// instances are covered, then trains the instances left as one short
+	// batch, so it has more batches; training still stops after epochs ×
+	// Uniform's batches per epoch, so fewer sampler epochs are completed:
+	// the metrics log the sampler's own epoch as sampler_epoch). The
+	// embedding "cached_views" (the published code's graph embedding, see
+	// EmbedCachedViews) is an Embedding value beside projection, encoder and
+	// cached.
+	Epoch string `yaml:"epoch,omitempty"`
+	// Warmup is "none" (default: the graph is built before the first step)
+	// or "shuffled_epoch" (the published code: the first epoch's batches
+	// are Uniform's, with no graph; the graph is built at its end, from the
+	// training-time cache with embedding cached_views, else from a fresh
+	// embedding, and the walk starts with the second epoch).
+	Warmup string `yaml:"warmup,omitempty"`
+	// Published turns on every published choice the spec does not set
+	// itself: epoch covering, embedding cached_views, alpha {schedule:
+	// per_epoch} and warmup shuffled_epoch. Each can still be overridden
+	// (epoch: fixed, embedding: projection, warmup: none, alpha: 0.3 or
+	// alpha: {schedule: linear, ...}). Only for kind batchsampler.
+	Published bool `yaml:"published,omitempty"`
 }
 
-// AlphaSchedule is the restart probability: a number (constant) or
-// {start, end} (linear decay over training).
+// AlphaSchedule is the restart probability: a number (constant), {start,
+// end} (linear decay over training) or {schedule: per_epoch, start, end}
+// (the published code's: start − 0.1·⌊e/5⌋ in the sampler's 0-based epoch e,
+// floored at end; start and end may be left out for the published 0.2 and
+// 0.05, the drop of 0.1 every 5 epochs is fixed).
 type AlphaSchedule struct {
+	// Kind is the YAML key schedule: "linear" (the default of the map
+	// form) or "per_epoch".
+	Kind  string  `yaml:"schedule,omitempty"`
 	Start float64 `yaml:"start"`
 	End   float64 `yaml:"end"`
 	// Constant is true when the YAML gave a single number.
@@ -67,7 +109,7 @@ func (a *AlphaSchedule) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
 		var v float64
 		if err := n.Decode(&v); err != nil {
-			return fmt.Errorf("line %d: alpha must be a number or {start, end}: %w", n.Line, err)
+			return fmt.Errorf("line %d: alpha must be a number or {start, end} (optionally with schedule: linear or per_epoch): %w", n.Line, err)
 		}
 		*a = AlphaSchedule{Start: v, End: v, Constant: true}
 		return nil
@@ -86,18 +128,32 @@ func (a AlphaSchedule) MarshalYAML() (any, error) {
 	if a.Constant {
 		return a.Start, nil
 	}
+	if a.Kind != "" {
+		return map[string]any{"schedule": a.Kind, "start": a.Start, "end": a.End}, nil
+	}
 	return map[string]float64{"start": a.Start, "end": a.End}, nil
 }
 
-// Schedule is the α schedule BatchSampler runs: constant at Start, or
-// linear from Start to End. The zero AlphaSchedule (no alpha in the YAML) is
-// the linear schedule 0 → 0, i.e. α = 0, not Config's default.
+// AlphaScheduleKinds lists the allowed values of alpha.schedule, the
+// default first.
+var AlphaScheduleKinds = []string{ScheduleLinear, SchedulePerEpoch}
+
+// Schedule is the α schedule BatchSampler runs: constant at Start, linear
+// from Start to End, or per epoch from Start down to the floor End (both 0,
+// i.e. left out: PerEpochStart and PerEpochFloor). The zero AlphaSchedule
+// (no alpha in the YAML) is the linear schedule 0 → 0, i.e. α = 0, not
+// Config's default.
 func (a AlphaSchedule) Schedule() Schedule {
-	kind := ScheduleLinear
-	if a.Constant {
-		kind = ScheduleConstant
+	switch {
+	case a.Constant:
+		return Schedule{Start: a.Start, End: a.End, Kind: ScheduleConstant}
+	case a.Kind == SchedulePerEpoch:
+		if a.Start == 0 && a.End == 0 {
+			return Schedule{Start: PerEpochStart, End: PerEpochFloor, Kind: SchedulePerEpoch}
+		}
+		return Schedule{Start: a.Start, End: a.End, Kind: SchedulePerEpoch}
 	}
-	return Schedule{Start: a.Start, End: a.End, Kind: kind}
+	return Schedule{Start: a.Start, End: a.End, Kind: ScheduleLinear}
 }
 
 // oneOf checks that v is one of allowed. With defaultFirst the empty string
@@ -119,9 +175,26 @@ func oneOf(key, v string, allowed []string, defaultFirst bool) error {
 // for its kind only; a knn spec for kind, embedding and refresh_every. The
 // allowed values of kind, walk, graph and embedding are Kinds, Walks,
 // GraphKinds and EmbeddingSources.
+//
+// The published choices (published, epoch, warmup, alpha.schedule) are
+// refused on any kind but batchsampler, and embedding cached_views on
+// uniform, since nothing would read them.
 func (s Spec) Validate(key string) error {
 	if err := oneOf(key+".kind", s.Kind, Kinds, false); err != nil {
 		return err
+	}
+	if s.Kind != KindBatchSampler {
+		for _, k := range []struct {
+			name string
+			set  bool
+		}{{"published", s.Published}, {"epoch", s.Epoch != ""}, {"warmup", s.Warmup != ""}, {"alpha.schedule", s.Alpha.Kind != ""}} {
+			if k.set {
+				return fmt.Errorf("%s.%s: only kind batchsampler has this key, got kind %s", key, k.name, s.Kind)
+			}
+		}
+	}
+	if s.Kind == KindUniform && s.Embedding == EmbedCachedViews {
+		return fmt.Errorf("%s.embedding: cached_views is for kinds knn and batchsampler, got kind uniform", key)
 	}
 	if s.Kind == KindUniform {
 		return nil
@@ -141,6 +214,15 @@ func (s Spec) Validate(key string) error {
 	if err := oneOf(key+".graph", s.Graph, GraphKinds, true); err != nil {
 		return err
 	}
+	if err := oneOf(key+".epoch", s.Epoch, EpochKinds, true); err != nil {
+		return err
+	}
+	if err := oneOf(key+".warmup", s.Warmup, WarmupKinds, true); err != nil {
+		return err
+	}
+	if err := oneOf(key+".alpha.schedule", s.Alpha.Kind, AlphaScheduleKinds, true); err != nil {
+		return err
+	}
 	if s.K <= 0 {
 		return fmt.Errorf("%s.k: must be a positive integer, got %d", key, s.K)
 	}
@@ -158,6 +240,36 @@ func (s Spec) Validate(key string) error {
 	return nil
 }
 
+// Effective returns the spec as it runs. With Published (kind
+// batchsampler), each published choice the spec leaves unset is turned on:
+// epoch "" → covering, embedding "" → cached_views, warmup "" →
+// shuffled_epoch, and an alpha map without schedule → per_epoch (its start
+// and end as start and floor; left out, the published 0.2 and 0.05). A
+// value the spec sets (epoch: fixed, embedding: projection, warmup: none,
+// a constant alpha, alpha.schedule: linear) stays. Without Published the
+// spec is returned as it is.
+func (s Spec) Effective() Spec {
+	if !s.Published || s.Kind != KindBatchSampler {
+		return s
+	}
+	if s.Epoch == "" {
+		s.Epoch = EpochCovering
+	}
+	if s.Embedding == "" {
+		s.Embedding = EmbedCachedViews
+	}
+	if s.Warmup == "" {
+		s.Warmup = WarmupShuffledEpoch
+	}
+	if !s.Alpha.Constant && s.Alpha.Kind == "" {
+		s.Alpha.Kind = SchedulePerEpoch
+	}
+	if s.Alpha.Kind == SchedulePerEpoch && !s.Alpha.Constant && s.Alpha.Start == 0 && s.Alpha.End == 0 {
+		s.Alpha.Start, s.Alpha.End = PerEpochStart, PerEpochFloor
+	}
+	return s
+}
+
 // DisplayName is the sampler's name in results: Label, else Kind.
 func (s Spec) DisplayName() string {
 	if s.Label != "" {
@@ -169,12 +281,14 @@ func (s Spec) DisplayName() string {
 // New builds the sampler the spec describes over n instances with batch
 // size b (B) and the given seed: NewUniform(n, b, seed), NewKNN(n, b, t,
 // seed), or NewBatchSampler with M, K, Walk, Graph, α (Alpha.Schedule()), t
-// and MaxWalkSteps, the other Config fields left at their defaults. The
-// spec is checked first (Validate with key "sampler").
+// and MaxWalkSteps, Epoch and Warmup of the Effective spec, the other
+// Config fields left at their defaults. The spec is checked first
+// (Validate with key "sampler").
 func (s Spec) New(n, b int, seed uint64) (Sampler, error) {
 	if err := s.Validate("sampler"); err != nil {
 		return nil, err
 	}
+	s = s.Effective()
 	switch s.Kind {
 	case KindUniform:
 		u, err := NewUniform(n, b, seed)
@@ -193,6 +307,7 @@ func (s Spec) New(n, b int, seed uint64) (Sampler, error) {
 		BatchSize: b, M: s.M, K: s.K, Walk: s.Walk, Graph: s.Graph,
 		Alpha:        s.Alpha.Schedule(),
 		RefreshEvery: s.RefreshEvery, MaxWalkSteps: s.MaxWalkSteps,
+		Epoch: s.Epoch, Warmup: s.Warmup,
 	}, n, seed)
 	if err != nil {
 		return nil, err

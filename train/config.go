@@ -351,6 +351,7 @@ func (c *Config) Validate() error {
 			}
 			errs = append(errs, foreignKeys("model", c.Model, "method "+c.Method, ms.ModelKeys...)...)
 			errs = append(errs, foreignKeys("augment", c.Augment, "method "+c.Method, ms.AugmentKeys...)...)
+			errs = append(errs, viewProjectionsProblems(c, ms)...)
 		}
 		if ps, err := protocolFor(c); err != nil {
 			add(err)
@@ -543,4 +544,29 @@ func isEmpty(v reflect.Value) bool {
 		return true
 	}
 	return v.IsZero()
+}
+
+// viewProjectionsProblems refuses a sampler whose embedding is cached_views
+// (set, or implied by published: true) when the method does not hand over
+// its second view's projections (MethodSpec.ViewProjections).
+func viewProjectionsProblems(c *Config, ms MethodSpec) []string {
+	if ms.ViewProjections {
+		return nil
+	}
+	var errs []string
+	for i, s := range c.SamplerList() {
+		if s.Effective().Embedding != sampler.EmbedCachedViews {
+			continue
+		}
+		key := "sampler"
+		if len(c.Samplers) > 0 {
+			key = fmt.Sprintf("samplers[%d]", i)
+		}
+		how := "embedding: cached_views"
+		if s.Embedding == "" {
+			how = "published: true (which implies embedding: cached_views)"
+		}
+		errs = append(errs, fmt.Sprintf("%s.embedding: %s needs both views' projections, which method %s does not hand over; set embedding to projection, encoder or cached", key, how, c.Method))
+	}
+	return errs
 }

@@ -240,7 +240,7 @@ func newRun(cfg *Config, ds Dataset, sp RunSpec, rdir string, obs Observer) (*ru
 		return nil, nil, fmt.Errorf("%s: %w", sp.ID(), err)
 	}
 	driver, err := sampler.NewDriver(smp, sampler.DriverOptions{
-		Embedding: sp.Sampler.Embedding, Labels: ds.Labels(),
+		Embedding: sp.Sampler.Effective().Embedding, Labels: ds.Labels(),
 		Embed: func(which string) (sampler.Embeddings, error) { return method.Embed("train", which) },
 	})
 	if err != nil {

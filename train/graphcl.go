@@ -16,7 +16,7 @@ import (
 
 func init() {
 	RegisterMethod("graphcl", MethodSpec{Modalities: []string{"graph"}, Validate: validateGIN, New: newGraphCL,
-		ModelKeys: ginKeys, AugmentKeys: graphAugmentKeys})
+		ModelKeys: ginKeys, AugmentKeys: graphAugmentKeys, ViewProjections: true})
 }
 
 // ginKeys and graphAugmentKeys are the model and augment keys of a method
@@ -125,7 +125,7 @@ func (g *graphCL) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 
 // contrastiveStep adds the loss of the two views' projections to eg, runs
 // the forward and backward pass, and returns the loss, the gradients that
-// grads reads after the run, and the first view's projections.
+// grads reads after the run, and both views' projections.
 func contrastiveStep(eg *G.ExprGraph, lc loss.Config, proj [2]*G.Node, learnables G.Nodes, grads func() ([][]float32, error)) (StepResult, error) {
 	l, err := loss.Build(lc, proj[0], proj[1])
 	if err != nil {
@@ -148,7 +148,8 @@ func contrastiveStep(eg *G.ExprGraph, lc loss.Config, proj [2]*G.Node, learnable
 		return StepResult{}, err
 	}
 	p := proj[0].Value().Data().([]float32)
-	return StepResult{Loss: lv, Grads: gs, Proj: append([]float32(nil), p...), ProjDim: proj[0].Shape()[1]}, nil
+	p2 := proj[1].Value().Data().([]float32)
+	return StepResult{Loss: lv, Grads: gs, Proj: append([]float32(nil), p...), ProjDim: proj[0].Shape()[1], Proj2: append([]float32(nil), p2...)}, nil
 }
 
 func scalarOf(v G.Value) (float64, error) {

@@ -57,11 +57,12 @@ func hookSamplerRefresh(r *run) error {
 	return r.metrics.write(rep.Fields())
 }
 
-// hookSamplerObserve hands the step's projections to the sampler's cache
+// hookSamplerObserve hands the step's projections (both views', when the
+// method gives them) to the sampler's cache
 // and logs the in-batch cosine histogram of the first batch of an epoch and
 // of the first batch after a refresh (the paper's Figures 4-5).
 func hookSamplerObserve(r *run) error {
-	refreshed, err := r.smp.Observe(r.idx, r.res.Proj, r.res.ProjDim)
+	refreshed, err := r.smp.ObserveViews(r.idx, r.res.Proj, r.res.Proj2, r.res.ProjDim)
 	if err != nil {
 		return err
 	}
@@ -113,6 +114,11 @@ func hookMetrics(r *run) error {
 	}
 	if a, ok := r.smp.Sampler().(interface{ Alpha() float64 }); ok {
 		rec["alpha"] = a.Alpha()
+	}
+	if ec, ok := r.smp.Sampler().(sampler.EpochCounter); ok {
+		if e, own := ec.SamplerEpoch(); own {
+			rec["sampler_epoch"] = e
+		}
 	}
 	return r.metrics.write(rec)
 }

@@ -36,7 +36,8 @@ type Method interface {
 	Params() []*model.Param
 	// Step runs the forward and backward pass on two views of the training
 	// instances idx and returns the loss, the gradients of the trainable
-	// parameters (in Params order) and the projections of the first view.
+	// parameters (in Params order) and the projections of the first view
+	// (and of the second, StepResult.Proj2, if MethodSpec.ViewProjections).
 	Step(idx []int, rng *rand.Rand) (StepResult, error)
 	// Embed returns evaluation-mode embeddings of every instance of a split
 	// of the dataset ("train" is what the sampler draws from): which is
@@ -78,6 +79,10 @@ type StepResult struct {
 	// Proj holds the first view's projections, row-major B×ProjDim.
 	Proj    []float32
 	ProjDim int
+	// Proj2 holds the second view's projections (B×ProjDim, as Proj) when
+	// the method hands them over (MethodSpec.ViewProjections); else nil.
+	// The sampler's embedding cached_views reads both.
+	Proj2 []float32
 }
 
 // Dataset is a loaded dataset shared by all runs of an experiment. The
@@ -124,6 +129,10 @@ type MethodSpec struct {
 	// that names this method (its loss, optimizer, model sizes); the
 	// config file's keys are decoded over the result.
 	Defaults func(cfg *Config)
+	// ViewProjections says that Step fills StepResult.Proj2, the second
+	// view's projections, which a sampler with embedding cached_views
+	// needs; a config asking for it with another method is refused.
+	ViewProjections bool
 	// LossKinds are the values of loss.kind the method trains with; nil
 	// means the InfoNCE family (loss.ContrastiveKinds: infonce, dcl, hcl).
 	// A config with another kind is refused.

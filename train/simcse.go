@@ -13,7 +13,8 @@ import (
 
 func init() {
 	RegisterMethod("simcse", MethodSpec{Modalities: []string{"text"}, Validate: validateTextModel, New: newSimCSE,
-		ModelKeys: []string{"kind", "hidden", "proj_dim", "dropout", "train_embeddings"}, AugmentKeys: []string{"mode"}})
+		ModelKeys: []string{"kind", "hidden", "proj_dim", "dropout", "train_embeddings"}, AugmentKeys: []string{"mode"},
+		ViewProjections: true})
 }
 
 func newSimCSE(cfg *Config, ds Dataset, seed uint64) (Method, error) {
