@@ -241,7 +241,7 @@ func buildProximity(u []float32, n, d int, opt GraphOptions) (*Graph, error) {
 		}
 		buildBlocks(u, n, d, m, k, bs, workers, opt.Seed, g.Adj)
 	case ShareNode:
-		buildPerNode(u, n, d, m, k, workers, opt.Seed, g.Adj)
+		buildPerNode(u, nil, n, d, m, k, workers, opt.Seed, g.Adj)
 	default:
 		return nil, fmt.Errorf("sampler: proximity graph: CandidateSharing is %q, want %q or %q", opt.CandidateSharing, ShareBlock, ShareNode)
 	}
@@ -317,6 +317,8 @@ type blockWork struct {
 	gen   uint32
 	cand  []int32
 	excl  []int
+	h16   []uint16  // float16 builds: staged raw rows (halfRows.gather)
+	hinv  []float64 // and their inverse norms
 }
 
 // scoreBlock fills bw.c (rows × cols, stride bw.ldc) with the inner
@@ -381,12 +383,13 @@ func (bw *blockWork) drawSet(rng *rand.Rand, n, m int) []int32 {
 // if it is a candidate) is always excluded; when the node is not among the
 // candidates, column drop (if ≥ 0) is excluded instead.
 func (bw *blockWork) score(u []float32, d int, nodes []int32, cand []int32, nCand, drop, k int, adj []int32) {
-	bw.scoreRows(u, d, nodes, cand, nCand, drop, k, 0, adj)
+	bw.scoreRows(u, nil, d, nodes, cand, nCand, drop, k, 0, adj)
 }
 
 // buildPerNode is the ShareNode path: Algorithm 2 literally, one candidate
-// draw and M dot products per node.
-func buildPerNode(u []float32, n, d, m, k, workers int, seed uint64, adj []int32) {
+// draw and M dot products per node. With h not nil the rows are h's (u
+// unused), each converted to a normalised float32 row before its product.
+func buildPerNode(u []float32, h *halfRows, n, d, m, k, workers int, seed uint64, adj []int32) {
 	const chunk = 64
 	jobs := (n + chunk - 1) / chunk
 	type work struct {
@@ -395,6 +398,7 @@ func buildPerNode(u []float32, n, d, m, k, workers int, seed uint64, adj []int32
 		cand   []int32
 		scores []float32
 		sel    topK
+		ui, ux []float32 // rows converted from h
 	}
 	ws := make([]*work, workers)
 	dot := blas32.Implementation().Sdot // gonum: SSE assembly on amd64
@@ -402,6 +406,9 @@ func buildPerNode(u []float32, n, d, m, k, workers int, seed uint64, adj []int32
 		wk := ws[w]
 		if wk == nil {
 			wk = &work{stamp: make([]uint32, n), scores: make([]float32, m)}
+			if h != nil {
+				wk.ui, wk.ux = make([]float32, d), make([]float32, d)
+			}
 			ws[w] = wk
 		}
 		for i := j * chunk; i < min((j+1)*chunk, n); i++ {
@@ -421,13 +428,26 @@ func buildPerNode(u []float32, n, d, m, k, workers int, seed uint64, adj []int32
 				wk.stamp[x] = wk.gen
 				wk.cand = append(wk.cand, int32(x))
 			}
-			ui := u[i*d : (i+1)*d]
+			var ui []float32
+			if h != nil {
+				ui = wk.ui
+				h.row(ui, i)
+			} else {
+				ui = u[i*d : (i+1)*d]
+			}
 			for c, x := range wk.cand {
 				if int(x) >= i {
 					x++
 					wk.cand[c] = x
 				}
-				wk.scores[c] = dot(d, ui, 1, u[int(x)*d:(int(x)+1)*d], 1)
+				var ux []float32
+				if h != nil {
+					ux = wk.ux
+					h.row(ux, int(x))
+				} else {
+					ux = u[int(x)*d : (int(x)+1)*d]
+				}
+				wk.scores[c] = dot(d, ui, 1, ux, 1)
 			}
 			wk.sel.reset(k)
 			wk.sel.push(wk.scores, 0)

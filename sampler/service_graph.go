@@ -46,7 +46,7 @@ func BuildGraphRows(e Embeddings, kind string, opt GraphOptions, lo, hi int) (*G
 	if err != nil {
 		return nil, fmt.Errorf("sampler: graph rows: %w", err)
 	}
-	return buildGraphRows(u, e.N, e.D, kind, opt, lo, hi)
+	return buildGraphRows(u, nil, e.N, e.D, kind, opt, lo, hi)
 }
 
 // NormalizeRowsInPlace L2-normalises every row of e in place, with the
@@ -85,11 +85,12 @@ func BuildGraphRowsNormalized(u Embeddings, kind string, opt GraphOptions, lo, h
 	if err := checkEmbeddings(u); err != nil {
 		return nil, fmt.Errorf("sampler: graph rows: %w", err)
 	}
-	return buildGraphRows(u.Data, u.N, u.D, kind, opt, lo, hi)
+	return buildGraphRows(u.Data, nil, u.N, u.D, kind, opt, lo, hi)
 }
 
-// buildGraphRows builds rows [lo, hi) from the normalised rows u (n×d).
-func buildGraphRows(u []float32, n, d int, kind string, opt GraphOptions, lo, hi int) (*GraphRows, error) {
+// buildGraphRows builds rows [lo, hi) from the normalised rows u (n×d), or
+// from the float16 rows h when h is not nil (u unused).
+func buildGraphRows(u []float32, h *halfRows, n, d int, kind string, opt GraphOptions, lo, hi int) (*GraphRows, error) {
 	switch kind {
 	case "", GraphProximity:
 		m, k, err := resolveMK(n, opt.M, opt.K)
@@ -113,12 +114,12 @@ func buildGraphRows(u []float32, n, d int, kind string, opt GraphOptions, lo, hi
 			if m+1 < n { // as buildProximity
 				bs = min(bs, max(minBlockSize, (m+1)/minBlocksPerNode))
 			}
-			buildBlockRows(u, n, d, m, k, bs, workers, opt.Seed, lo, hi, out.Adj)
+			buildBlockRows(u, h, n, d, m, k, bs, workers, opt.Seed, lo, hi, out.Adj)
 		case ShareNode:
 			// The literal (slow) path builds the whole N·K table and keeps
 			// the range.
 			full := make([]int32, n*k)
-			buildPerNode(u, n, d, m, k, workers, opt.Seed, full)
+			buildPerNode(u, h, n, d, m, k, workers, opt.Seed, full)
 			copy(out.Adj, full[lo*k:hi*k])
 		default:
 			return nil, fmt.Errorf("sampler: graph rows: CandidateSharing is %q, want %q or %q", opt.CandidateSharing, ShareBlock, ShareNode)
@@ -146,7 +147,7 @@ func buildGraphRows(u []float32, n, d int, kind string, opt GraphOptions, lo, hi
 			for i := max(b*bs, lo); i < min((b+1)*bs, hi); i++ {
 				nodes = append(nodes, int32(i))
 			}
-			ws[w].scoreRows(u, d, nodes, nil, n, -1, k, lo, out.Adj)
+			ws[w].scoreRows(u, h, d, nodes, nil, n, -1, k, lo, out.Adj)
 		})
 		return out, nil
 	}
@@ -156,8 +157,9 @@ func buildGraphRows(u []float32, n, d int, kind string, opt GraphOptions, lo, hi
 // buildBlockRows is buildBlocks restricted to the nodes in [lo, hi): the
 // same permutation, blocks, candidate draws and drops, each block scoring
 // only its nodes in the range (a pair's score does not depend on the other
-// rows of the block, see scoreBlock), written to adj at row v−lo.
-func buildBlockRows(u []float32, n, d, m, k, bs, workers int, seed uint64, lo, hi int, adj []int32) {
+// rows of the block, see scoreBlock), written to adj at row v−lo. With h
+// not nil the rows are h's (u unused).
+func buildBlockRows(u []float32, h *halfRows, n, d, m, k, bs, workers int, seed uint64, lo, hi int, adj []int32) {
 	perm := make([]int32, n)
 	for i := range perm {
 		perm[i] = int32(i)
@@ -190,17 +192,24 @@ func buildBlockRows(u []float32, n, d, m, k, bs, workers int, seed uint64, lo, h
 		if m1 == m+1 {
 			drop = rng.IntN(m1)
 		}
-		bw.scoreRows(u, d, nodes, cand, m1, drop, k, lo, adj)
+		bw.scoreRows(u, h, d, nodes, cand, m1, drop, k, lo, adj)
 	})
 }
 
 // scoreRows is blockWork.score writing node v's row to adj[(v−lo)·k:]
 // (score is scoreRows with lo = 0): the excluded column of each row is the
 // node itself (cand nil), its position among the candidates, or drop.
-func (bw *blockWork) scoreRows(u []float32, d int, nodes []int32, cand []int32, nCand, drop, k, lo int, adj []int32) {
+// With h not nil the rows are read from h (u unused), converted to
+// normalised float32 rows as they are needed: the block's rows into bw.a
+// and each chunk of candidates into bw.p (scoreBlockHalf).
+func (bw *blockWork) scoreRows(u []float32, h *halfRows, d int, nodes []int32, cand []int32, nCand, drop, k, lo int, adj []int32) {
 	rows := len(nodes)
-	for r, v := range nodes {
-		copy(bw.a[r*d:(r+1)*d], u[int(v)*d:(int(v)+1)*d])
+	if h != nil {
+		h.gather(bw, bw.a[:rows*d], nodes)
+	} else {
+		for r, v := range nodes {
+			copy(bw.a[r*d:(r+1)*d], u[int(v)*d:(int(v)+1)*d])
+		}
 	}
 	excl := bw.excl[:rows] // excluded column per row
 	for r, v := range nodes {
@@ -221,7 +230,11 @@ func (bw *blockWork) scoreRows(u []float32, d int, nodes []int32, cand []int32, 
 		if cand != nil {
 			rowsIdx = cand[c0 : c0+cols]
 		}
-		scoreBlock(bw, u, d, rows, c0, rowsIdx, cols)
+		if h != nil {
+			scoreBlockHalf(bw, h, d, rows, c0, rowsIdx, cols)
+		} else {
+			scoreBlock(bw, u, d, rows, c0, rowsIdx, cols)
+		}
 		for r := 0; r < rows; r++ {
 			row := bw.c[r*bw.ldc : r*bw.ldc+cols]
 			if x := excl[r] - c0; x >= 0 && x < cols {

@@ -5,7 +5,8 @@ package main
 //
 //	BATCHSAMPLER_BENCH_SCALE=imagenet go test -run '^$' -bench 'GraphBuild|Batch4096' -benchtime 1x -timeout 3h ./cmd/batchsampler/
 //
-// (N = 1,281,167, d = 128, M = 1000, K = 500: about 4 GB of heap), or any
+// (N = 1,281,167, d = 128, M = 1000, K = 500: about 3.3 GB of heap from
+// float32 embeddings, 2.9 GB from float16, GraphBuildFloat16), or any
 // size with BATCHSAMPLER_BENCH_N, _D, _M and _K.
 
 import (
@@ -22,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/batchsampler-go/batchsampler/internal/npy"
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
@@ -60,13 +62,25 @@ func randomEmbeddings(n, d int, seed uint64) sampler.Embeddings {
 
 // heapPeak samples the heap in use every 10 ms until stopped.
 type heapPeak struct {
+	base uint64 // heap in use before the benchmark's own data (heapInUse)
 	peak atomic.Uint64
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
 
-func startHeapPeak() *heapPeak {
-	h := &heapPeak{stop: make(chan struct{})}
+// heapInUse is the heap in use after a collection: what earlier benchmarks
+// left (benchGraph, once built, stays), to subtract from a peak.
+func heapInUse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// startHeapPeak starts sampling; base is heapInUse() taken before the
+// benchmark allocated its embeddings.
+func startHeapPeak(base uint64) *heapPeak {
+	h := &heapPeak{base: base, stop: make(chan struct{})}
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
@@ -88,10 +102,11 @@ func startHeapPeak() *heapPeak {
 	return h
 }
 
+// done stops sampling and returns the peak heap in use above base.
 func (h *heapPeak) done() uint64 {
 	close(h.stop)
 	h.wg.Wait()
-	return h.peak.Load()
+	return h.peak.Load() - min(h.base, h.peak.Load())
 }
 
 // maxRSS is the process's peak resident set size in bytes (Linux).
@@ -112,13 +127,15 @@ var (
 // BenchmarkGraphBuild is the graph subcommand's build (BuildGraphRows over
 // all rows, BatchSampler's first refresh) on random embeddings: wall time
 // per build (ns/op, s/op), peak heap in use while building (embeddings
-// included) and the process's peak RSS.
+// included; above what the benchmarks run before it left in use) and its
+// ratio to the neighbour table, and the process's peak RSS.
 func BenchmarkGraphBuild(b *testing.B) {
 	s := benchSetting(b)
+	base := heapInUse()
 	e := randomEmbeddings(s.n, s.d, 1)
 	b.Logf("N = %d, d = %d, M = %d, K = %d; neighbour table %.0f MB", s.n, s.d, s.m, s.k, float64(s.n)*float64(s.k)*4/1e6)
 	runtime.GC()
-	hp := startHeapPeak()
+	hp := startHeapPeak(base)
 	b.ResetTimer()
 	t0 := time.Now()
 	var g *sampler.GraphRows
@@ -136,12 +153,58 @@ func BenchmarkGraphBuild(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	b.ReportMetric(time.Since(t0).Seconds()/float64(b.N), "s/op")
-	b.ReportMetric(float64(hp.done())/1e6, "peak-heap-MB")
-	b.ReportMetric(maxRSS()/1e6, "maxrss-MB")
+	reportGraphBuild(b, s, t0, hp)
 	benchGraphOnce.Do(func() {
 		benchGraph, benchGraphSize = &sampler.Graph{N: g.N, K: g.K, Adj: g.Adj}, s
 	})
+}
+
+// BenchmarkGraphBuildFloat16 is BenchmarkGraphBuild from float16
+// embeddings (the same random rows rounded to float16), kept resident as
+// float16 as `batchsampler graph` keeps a float16 .npy
+// (sampler.BuildGraphRowsFloat16: 2·N·d bytes of embeddings instead of
+// 4·N·d, the rows converted to float32 block by block while scoring). The
+// peak heap includes the embeddings; peak/table is its ratio to the N×K
+// int32 neighbour table (the target is ≤ 1.2). The process's peak RSS is
+// the whole run's: run it alone (-bench 'GraphBuildFloat16$') for the
+// build's own.
+func BenchmarkGraphBuildFloat16(b *testing.B) {
+	s := benchSetting(b)
+	base := heapInUse()
+	e := randomFloat16Embeddings(s.n, s.d, 1)
+	b.Logf("N = %d, d = %d, M = %d, K = %d; neighbour table %.0f MB, float16 embeddings %.0f MB", s.n, s.d, s.m, s.k, float64(s.n)*float64(s.k)*4/1e6, float64(2*len(e.Bits))/1e6)
+	runtime.GC()
+	hp := startHeapPeak(base)
+	b.ResetTimer()
+	t0 := time.Now()
+	for i := 0; i < b.N; i++ {
+		if _, err := sampler.BuildGraphRowsFloat16(e, sampler.GraphProximity, sampler.GraphOptions{M: s.m, K: s.k, Seed: sampler.BuildSeed(1, 1)}, 0, s.n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	reportGraphBuild(b, s, t0, hp)
+}
+
+// reportGraphBuild reports a graph build benchmark's wall time per build,
+// peak heap in use (and its ratio to the neighbour table) and peak RSS.
+func reportGraphBuild(b *testing.B, s benchSize, t0 time.Time, hp *heapPeak) {
+	peak := float64(hp.done())
+	b.ReportMetric(time.Since(t0).Seconds()/float64(b.N), "s/op")
+	b.ReportMetric(peak/1e6, "peak-heap-MB")
+	b.ReportMetric(peak/(float64(s.n)*float64(s.k)*4), "peak/table")
+	b.ReportMetric(maxRSS()/1e6, "maxrss-MB")
+}
+
+// randomFloat16Embeddings is randomEmbeddings(n, d, seed) rounded to
+// float16 (generated row by row: the float32 rows are never held).
+func randomFloat16Embeddings(n, d int, seed uint64) sampler.Float16Embeddings {
+	r := rand.New(rand.NewPCG(seed, 1))
+	e := sampler.Float16Embeddings{N: n, D: d, Bits: make([]uint16, n*d)}
+	for i := range e.Bits {
+		e.Bits[i] = npy.Float64ToFloat16(float64(float32(r.NormFloat64())))
+	}
+	return e
 }
 
 // graphForBench returns the benchmark-size graph (built once).

@@ -29,19 +29,24 @@ const graphFormat = "batchsampler-graph/1"
 // .npy data bytes, so merge and batches can tell a damaged or mismatched
 // shard.
 type graphMeta struct {
-	Format     string  `json:"format"`
-	N          int     `json:"n"`
-	K          int     `json:"k"`
-	Rows       [2]int  `json:"rows"`
-	Graph      string  `json:"graph"`
-	M          int     `json:"m"`
-	Seed       uint64  `json:"seed"`
-	Build      uint64  `json:"build"`
-	BuildSeed  uint64  `json:"build_seed"`
-	CRC32C     uint32  `json:"crc32c"`
-	Embeddings string  `json:"embeddings,omitempty"`
-	D          int     `json:"d,omitempty"`
-	Seconds    float64 `json:"build_seconds,omitempty"`
+	Format     string `json:"format"`
+	N          int    `json:"n"`
+	K          int    `json:"k"`
+	Rows       [2]int `json:"rows"`
+	Graph      string `json:"graph"`
+	M          int    `json:"m"`
+	Seed       uint64 `json:"seed"`
+	Build      uint64 `json:"build"`
+	BuildSeed  uint64 `json:"build_seed"`
+	CRC32C     uint32 `json:"crc32c"`
+	Embeddings string `json:"embeddings,omitempty"`
+	D          int    `json:"d,omitempty"`
+	// Precision is "float16" when float32/float64 embeddings were rounded
+	// to float16 on read (graph -precision float16): the graph is then that
+	// of the rounded embeddings. Empty otherwise (float16 files are read
+	// exactly whether kept as float16 or widened: the same graph).
+	Precision string  `json:"precision,omitempty"`
+	Seconds   float64 `json:"build_seconds,omitempty"`
 }
 
 func metaPath(p string) string { return p + ".json" }
@@ -99,25 +104,62 @@ func parseRows(s string, n int) (int, int, error) {
 	return lo, hi, nil
 }
 
-// readEmbeddingsFile reads an N×d float16/32/64 .npy file.
-func readEmbeddingsFile(path string) (sampler.Embeddings, error) {
+// Embedding precisions of graph -precision.
+const (
+	precisionAuto    = "auto"    // float16 files kept as float16, others float32
+	precisionFloat32 = "float32" // everything widened to float32
+	precisionFloat16 = "float16" // float32/float64 rounded to float16 on read
+)
+
+// embeddingsFile is the embeddings graph builds from: float32 rows (e) or
+// float16 rows (h, with half set).
+type embeddingsFile struct {
+	e    sampler.Embeddings
+	h    sampler.Float16Embeddings
+	half bool
+	from string // the file's dtype, e.g. "<f2"
+}
+
+func (f *embeddingsFile) dims() (n, d int) {
+	if f.half {
+		return f.h.N, f.h.D
+	}
+	return f.e.N, f.e.D
+}
+
+// readEmbeddingsFile reads an N×d float16/32/64 .npy file at the given
+// precision (precisionAuto, precisionFloat32 or precisionFloat16).
+func readEmbeddingsFile(path, precision string) (*embeddingsFile, error) {
+	mode := halfNative
+	switch precision {
+	case precisionAuto:
+	case precisionFloat32:
+		mode = halfNever
+	case precisionFloat16:
+		mode = halfAlways
+	default:
+		return nil, fmt.Errorf("-precision %q: want %s, %s or %s", precision, precisionAuto, precisionFloat32, precisionFloat16)
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return sampler.Embeddings{}, err
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return sampler.Embeddings{}, err
+		return nil, err
 	}
-	p, err := readPayload(bufio.NewReaderSize(f, 1<<20), 0, st.Size())
+	p, err := readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), mode)
 	if err != nil {
-		return sampler.Embeddings{}, fmt.Errorf("embeddings %s: %w", path, err)
+		return nil, fmt.Errorf("embeddings %s: %w", path, err)
 	}
 	if p.ints {
-		return sampler.Embeddings{}, fmt.Errorf("embeddings %s: dtype %s: want float16, float32 or float64 embeddings", path, p.from)
+		return nil, fmt.Errorf("embeddings %s: dtype %s: want float16, float32 or float64 embeddings", path, p.from)
 	}
-	return sampler.Embeddings{N: p.rows, D: p.cols, Data: p.f32}, nil
+	if p.f16 != nil {
+		return &embeddingsFile{h: sampler.Float16Embeddings{N: p.rows, D: p.cols, Bits: p.f16}, half: true, from: p.from}, nil
+	}
+	return &embeddingsFile{e: sampler.Embeddings{N: p.rows, D: p.cols, Data: p.f32}, from: p.from}, nil
 }
 
 // crcWriter is the CRC-32C of what is written through it.
@@ -175,8 +217,9 @@ func cmdGraph(args []string, stdout, stderr io.Writer) error {
 	build := fs.Uint64("build", 1, "which graph of that sampler: its build-th refresh (1: before step 0)")
 	rows := fs.String("rows", "", "build only rows `a:b` (a shard for an array job; merge joins them)")
 	workers := fs.Int("workers", 0, "goroutines (0: GOMAXPROCS); the graph does not depend on it")
+	precision := fs.String("precision", precisionAuto, "embeddings held as: auto (a float16 file as float16, half the memory, the same graph; others float32), float32 (always widened), or float16 (float32/64 rounded to float16 on read: scores of the rounded rows, near-equal candidates may reorder)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: batchsampler graph -emb E.npy -out G.npy [-m M -k K -graph-kind proximity -seed S -build 1 -rows a:b]\n\n")
+		fmt.Fprint(fs.Output(), "usage: batchsampler graph -emb E.npy -out G.npy [-m M -k K -graph-kind proximity -seed S -build 1 -rows a:b -precision auto]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -195,36 +238,48 @@ func cmdGraph(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("graph: -m %d: want M ≥ K = %d", *m, *k)
 	}
 	t0 := time.Now()
-	e, err := readEmbeddingsFile(*emb)
+	ef, err := readEmbeddingsFile(*emb, *precision)
 	if err != nil {
 		return fmt.Errorf("graph: %w", err)
 	}
-	lo, hi, err := parseRows(*rows, e.N)
+	n, d := ef.dims()
+	lo, hi, err := parseRows(*rows, n)
 	if err != nil {
 		return fmt.Errorf("graph: %w", err)
 	}
 	t1 := time.Now()
 	opt := sampler.GraphOptions{M: *m, K: *k, Workers: *workers, Seed: sampler.BuildSeed(*seed, *build)}
-	// The embeddings were read for this build only: normalise them in
-	// place rather than beside a copy (N×d×4 bytes less at the peak).
-	if err := sampler.NormalizeRowsInPlace(e); err != nil {
-		return fmt.Errorf("graph: %s: %w", *emb, err)
+	var g *sampler.GraphRows
+	held := "float32"
+	if ef.half {
+		// float16 rows stay float16 (N×d×2 bytes), converted to normalised
+		// float32 block by block while scoring: the same graph as widened.
+		held = "float16"
+		g, err = sampler.BuildGraphRowsFloat16(ef.h, *kind, opt, lo, hi)
+	} else {
+		// The embeddings were read for this build only: normalise them in
+		// place rather than beside a copy (N×d×4 bytes less at the peak).
+		if err = sampler.NormalizeRowsInPlace(ef.e); err == nil {
+			g, err = sampler.BuildGraphRowsNormalized(ef.e, *kind, opt, lo, hi)
+		}
 	}
-	g, err := sampler.BuildGraphRowsNormalized(e, *kind, opt, lo, hi)
 	if err != nil {
 		return fmt.Errorf("graph: %s: %w", *emb, err)
 	}
 	secs := time.Since(t1).Seconds()
-	meta := graphMeta{N: e.N, K: g.K, Rows: [2]int{lo, hi}, Graph: *kind, M: min(*m, e.N-1), Seed: *seed, Build: *build,
-		BuildSeed: opt.Seed, Embeddings: *emb, D: e.D, Seconds: secs}
+	meta := graphMeta{N: n, K: g.K, Rows: [2]int{lo, hi}, Graph: *kind, M: min(*m, n-1), Seed: *seed, Build: *build,
+		BuildSeed: opt.Seed, Embeddings: *emb, D: d, Seconds: secs}
+	if ef.half && ef.from != npy.Float16.String() && ef.from != (npy.DType{Kind: 'f', Size: 2, BigEndian: true}).String() {
+		meta.Precision = precisionFloat16
+	}
 	if *kind == sampler.GraphKNN {
 		meta.M, meta.BuildSeed = 0, 0
 	}
 	if err := writeGraphFile(*out, []int{hi - lo, g.K}, g.Adj, meta); err != nil {
 		return fmt.Errorf("graph: write %s: %w", *out, err)
 	}
-	fmt.Fprintf(stdout, "graph: rows [%d, %d) of N = %d, K = %d (%s, M = %d, seed %d, build %d) from %s (d = %d) in %.2fs (read %.2fs) → %s\n",
-		lo, hi, e.N, g.K, *kind, meta.M, *seed, *build, *emb, e.D, secs, t1.Sub(t0).Seconds(), *out)
+	fmt.Fprintf(stdout, "graph: rows [%d, %d) of N = %d, K = %d (%s, M = %d, seed %d, build %d) from %s (d = %d, %s held as %s) in %.2fs (read %.2fs) → %s\n",
+		lo, hi, n, g.K, *kind, meta.M, *seed, *build, *emb, d, ef.from, held, secs, t1.Sub(t0).Seconds(), *out)
 	return nil
 }
 
@@ -264,6 +319,10 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		if m.N != ref.N || m.K != ref.K || m.Graph != ref.Graph || m.M != ref.M || m.Seed != ref.Seed || m.Build != ref.Build {
 			return fmt.Errorf("merge: shard %s is of another graph (N=%d K=%d %s M=%d seed %d build %d) than %s (N=%d K=%d %s M=%d seed %d build %d)",
 				p.path, m.N, m.K, m.Graph, m.M, m.Seed, m.Build, parts[0].path, ref.N, ref.K, ref.Graph, ref.M, ref.Seed, ref.Build)
+		}
+		if m.Precision != ref.Precision {
+			return fmt.Errorf("merge: shard %s is of another graph (embeddings precision %q) than %s (%q): build every shard with the same -precision",
+				p.path, m.Precision, parts[0].path, ref.Precision)
 		}
 		switch {
 		case m.Rows[0] > next:

@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	batchsampler graph   -emb E.npy -out G.npy [-m 1000 -k 100 -graph-kind proximity -seed 1 -build 1 -rows a:b -workers 0]
+//	batchsampler graph   -emb E.npy -out G.npy [-m 1000 -k 100 -graph-kind proximity -seed 1 -build 1 -rows a:b -workers 0 -precision auto]
 //	batchsampler merge   -out G.npy SHARD.npy...
 //	batchsampler batches [sampler flags] (-emb E.npy | -graph G.npy | -n N) -state S.bin -out O.npy [-steps n]
 //	batchsampler serve   [sampler flags] [-addr 127.0.0.1:8470 -n N -keep 1024 -max-body 4GiB -state S.bin -stale wait]
@@ -54,9 +54,22 @@
 // graph a single build gives (same bytes), checking that they belong to one
 // graph, cover [0, N) without overlap and match their checksums.
 //
+// Precision (-precision): a float16 file (what jobs in half precision
+// save) is kept as float16, N×d×2 bytes, with a float64 inverse norm per
+// row; the rows are converted to normalised float32 block by block while
+// scoring, with the float32 path's arithmetic, so the graph is the same,
+// byte for byte, as with the rows widened (-precision float32, which
+// holds N×d×4 bytes). float32 and float64 files are read as float32;
+// -precision float16 rounds them to float16 on read (to nearest, ties to
+// even; a value beyond ±65504 is an error) for half the memory: the
+// scores are then those of the rounded rows, which can reorder candidates
+// whose scores are within float16 rounding of each other (the sidecar
+// records "precision": "float16", and merge refuses to mix precisions).
+//
 // Memory: the neighbour table is N×K×4 bytes (ImageNet, N = 1,281,167 and
-// K = 500: 2.56 GB) and graph holds the embeddings once (read, then
-// L2-normalised in place: N×d×4 bytes, 0.66 GB at d = 128), so one
+// K = 500: 2.56 GB) and graph holds the embeddings once (float32 ones
+// L2-normalised in place: N×d×4 bytes, 0.66 GB at d = 128; float16 ones
+// N×d×2 + 8·N bytes, 0.34 GB), so one
 // machine's limit is about 4·N·(K + d) bytes plus some MB of per-worker
 // scratch: on this project's 24 GiB machines N·(K+d) up to about 5·10⁹. A shard of
 // rows [a, b) still holds all embeddings (candidates are drawn from every

@@ -28,15 +28,26 @@ func newAPIError(status int, code, format string, a ...any) *apiError {
 	return &apiError{status: status, code: code, msg: fmt.Sprintf(format, a...)}
 }
 
-// payload is one upload: float32 embeddings (rows × cols) or, with ints
-// set, neighbour table rows (rows × K, int32).
+// payload is one upload: float32 embeddings (rows × cols), float16 ones
+// (f16 instead of f32, from readPayloadAs), or, with ints set, neighbour
+// table rows (rows × K, int32).
 type payload struct {
 	rows, cols int
 	f32        []float32
+	f16        []uint16 // float16 bits
 	i32        []int32
 	ints       bool
 	from       string // the dtype uploaded, e.g. "<f2"
 }
+
+// halfMode says which float embeddings readPayloadAs keeps as float16.
+type halfMode int
+
+const (
+	halfNever  halfMode = iota // every float dtype widened to float32
+	halfNative                 // float16 kept as float16, float32/64 read as float32
+	halfAlways                 // float16 kept, float32/64 rounded to float16
+)
 
 func (p *payload) kind() string {
 	if p.ints {
@@ -51,6 +62,14 @@ func (p *payload) kind() string {
 // the input's size (a file's, a body's Content-Length), checked against
 // the header before anything is allocated.
 func readPayload(r io.Reader, maxBytes, total int64) (*payload, error) {
+	return readPayloadAs(r, maxBytes, total, halfNever)
+}
+
+// readPayloadAs is readPayload keeping float embeddings as float16 bits
+// (payload.f16) as mode says: halfNative keeps float16 data (exactly),
+// halfAlways also rounds float32/float64 data to the nearest float16 (a
+// value beyond ±65504 becomes ±Inf and is an error).
+func readPayloadAs(r io.Reader, maxBytes, total int64, mode halfMode) (*payload, error) {
 	h, err := npy.ReadHeader(r)
 	if err != nil {
 		return nil, err
@@ -72,6 +91,11 @@ func readPayload(r io.Reader, maxBytes, total int64) (*payload, error) {
 	}
 	p := &payload{rows: rows, cols: cols, from: h.DType.String()}
 	switch {
+	case h.DType.Kind == 'f' && (mode == halfAlways || mode == halfNative && h.DType.Size == 2):
+		p.f16 = make([]uint16, rows*cols)
+		if err := npy.ReadFloat16s(r, h, p.f16); err != nil {
+			return nil, err
+		}
 	case h.DType.Kind == 'f':
 		p.f32 = make([]float32, rows*cols)
 		if err := npy.ReadFloat32s(r, h, p.f32); err != nil {
@@ -92,6 +116,15 @@ func readPayload(r io.Reader, maxBytes, total int64) (*payload, error) {
 	for i, v := range p.f32 {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return nil, newAPIError(http.StatusBadRequest, "non_finite", "embeddings row %d column %d is %v (as float32; the upload was %s): every value must be finite", i/cols, i%cols, v, p.from)
+		}
+	}
+	for i, x := range p.f16 {
+		if x&0x7c00 == 0x7c00 { // float16 Inf or NaN
+			v := npy.Float16ToFloat32(x)
+			if h.DType.Size != 2 && !math.IsNaN(float64(v)) {
+				return nil, newAPIError(http.StatusBadRequest, "non_finite", "embeddings row %d column %d is %v after rounding to float16 (the upload was %s; float16 holds magnitudes up to 65504): every value must be finite", i/cols, i%cols, v, p.from)
+			}
+			return nil, newAPIError(http.StatusBadRequest, "non_finite", "embeddings row %d column %d is %v (as float16; the upload was %s): every value must be finite", i/cols, i%cols, v, p.from)
 		}
 	}
 	for i, v := range p.i32 {

@@ -5,8 +5,9 @@
 //
 // It exists next to the module's general reader (codeberg.org/sbinet/npyio)
 // for three reasons: embeddings of a million rows are read straight into a
-// []float32 (no per-element reflection), float16 is converted on the fly,
-// and every failure says what was expected (the dtype, the shape, how many
+// []float32 (no per-element reflection), float16 is converted on the fly
+// (or kept as float16 bits, ReadFloat16Matrix, at half the memory), and
+// every failure says what was expected (the dtype, the shape, how many
 // bytes were missing), which an HTTP server can hand back to its client.
 // The reader never allocates more than the caller's byte limit, whatever a
 // header claims, so it is safe on untrusted input (FuzzRead checks that it
@@ -465,6 +466,47 @@ func ReadFloat32Matrix(r io.Reader, maxBytes int64) (Float32Matrix, error) {
 	return m, ExpectEOF(r)
 }
 
+// Float16Matrix is an N×D row-major matrix of IEEE 754 half-precision
+// values (their bits) read from a .npy file, for programs that keep
+// float16 data at half the memory of float32.
+type Float16Matrix struct {
+	Rows, Cols int
+	Bits       []uint16
+	// From is the dtype the file held (float16; float32 or float64 when
+	// rounding was asked for).
+	From DType
+}
+
+// ReadFloat16Matrix reads a whole .npy file holding a 2-D C-order float
+// array as float16 bits: float16 data exactly as stored; float32 or float64
+// data only with round set, rounded to the nearest float16 (ties to even,
+// magnitudes from 65520 up to ±Inf: ReadFloat16s). maxBytes bounds the
+// data size the header may declare, as for ReadFloat32Matrix.
+func ReadFloat16Matrix(r io.Reader, maxBytes int64, round bool) (Float16Matrix, error) {
+	h, err := ReadHeader(r)
+	if err != nil {
+		return Float16Matrix{}, err
+	}
+	if h.DType.Kind != 'f' || (h.DType.Size != 2 && !round) {
+		if round {
+			return Float16Matrix{}, fmt.Errorf("npy: dtype %s: want float16, float32 or float64 ('<f2', '<f4', '<f8')", h.DType)
+		}
+		return Float16Matrix{}, fmt.Errorf("npy: dtype %s: want float16 ('<f2'); float32 or float64 only when rounding to float16 is asked for", h.DType)
+	}
+	rows, cols, err := h.Matrix()
+	if err != nil {
+		return Float16Matrix{}, err
+	}
+	if err := checkLimit(h, maxBytes); err != nil {
+		return Float16Matrix{}, err
+	}
+	m := Float16Matrix{Rows: rows, Cols: cols, Bits: make([]uint16, rows*cols), From: h.DType}
+	if err := ReadFloat16s(r, h, m.Bits); err != nil {
+		return Float16Matrix{}, err
+	}
+	return m, ExpectEOF(r)
+}
+
 // ReadInt32Matrix reads a whole .npy file holding a 2-D C-order int32 or
 // int64 array (int64 values must fit in an int32); maxBytes as for
 // ReadFloat32Matrix.
@@ -570,6 +612,50 @@ func ReadFloat32s(r io.Reader, h Header, dst []float32) error {
 	})
 }
 
+// ReadFloat16s reads the data of a float16, float32 or float64 array with
+// header h into dst (len(dst) must be h.Elements()) as float16 bits:
+// float16 values are copied exactly (NaN payloads included), float32 and
+// float64 values are rounded by Float64ToFloat16 (so a finite value of
+// magnitude 65520 or more becomes ±Inf, for the caller to reject).
+func ReadFloat16s(r io.Reader, h Header, dst []uint16) error {
+	t := h.DType
+	if t.Kind != 'f' {
+		return fmt.Errorf("npy: dtype %s: want a float dtype", t)
+	}
+	if int64(len(dst)) != h.Elements() {
+		return fmt.Errorf("npy: destination holds %d values, the array %d", len(dst), h.Elements())
+	}
+	want := h.DataBytes()
+	if t.Size == 2 && !t.BigEndian && littleEndianHost && len(dst) > 0 {
+		// Read straight into dst.
+		b := unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 2*len(dst))
+		if n, err := io.ReadFull(r, b); err != nil {
+			return truncated(h, int64(n), want, err)
+		}
+		return nil
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if t.BigEndian {
+		bo = binary.BigEndian
+	}
+	return readChunks(r, h, want, func(b []byte, off int) {
+		switch t.Size {
+		case 2:
+			for i := 0; i+2 <= len(b); i += 2 {
+				dst[off+i/2] = bo.Uint16(b[i:])
+			}
+		case 4:
+			for i := 0; i+4 <= len(b); i += 4 {
+				dst[off+i/4] = Float64ToFloat16(float64(math.Float32frombits(bo.Uint32(b[i:]))))
+			}
+		case 8:
+			for i := 0; i+8 <= len(b); i += 8 {
+				dst[off+i/8] = Float64ToFloat16(math.Float64frombits(bo.Uint64(b[i:])))
+			}
+		}
+	})
+}
+
 // ReadInt32s reads the data of an int32 or int64 array with header h into
 // dst (len(dst) must be h.Elements()); int64 values outside the int32 range
 // are an error.
@@ -646,6 +732,36 @@ func Float16ToFloat32(x uint16) float32 {
 		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
 	}
 	return math.Float32frombits(sign | (exp+112)<<23 | mant<<13)
+}
+
+// Float64ToFloat16 rounds x to the nearest IEEE 754 half-precision value
+// and returns its bits: ties to even, subnormals included, magnitudes of
+// 65520 (halfway between the largest float16, 65504, and 2¹⁶) and up to
+// ±Inf, NaN to a quiet NaN of the same sign. A float32 converts exactly to
+// float64, so this is also the correctly rounded float32 conversion (as
+// numpy's astype(np.float16) and torch's .half() round).
+func Float64ToFloat16(x float64) uint16 {
+	var sign uint16
+	if math.Signbit(x) {
+		sign = 0x8000
+	}
+	a := math.Abs(x)
+	switch {
+	case math.IsNaN(x):
+		return sign | 0x7e00
+	case a >= 65520: // Inf included
+		return sign | 0x7c00
+	case a < 1.0/(1<<14): // subnormal range: units of 2⁻²⁴
+		// q ≤ 1024; 1024 is the bits of the smallest normal, 2⁻¹⁴.
+		return sign | uint16(math.RoundToEven(a*(1<<24)))
+	}
+	frac, exp := math.Frexp(a) // a = frac·2^exp, frac in [0.5, 1)
+	q := uint16(math.RoundToEven(frac * (1 << 11)))
+	if q == 1<<11 { // rounded up to the next power of two
+		q, exp = 1<<10, exp+1
+	}
+	e := uint16(exp - 1 + 15) // biased exponent of a = 1.m·2^(exp−1); ≤ 30 as a < 65520
+	return sign | e<<10 | (q - 1<<10)
 }
 
 // AppendHeader appends a version 1.0 .npy header for a C-order array of
