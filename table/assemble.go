@@ -143,13 +143,7 @@ func (t *GraphTable) Markdown() string {
 	var b strings.Builder
 	b.WriteString("## Graph table: accuracy (%) under the SVM protocol\n\n")
 	b.WriteString("Each cell: measured mean ± std over seeds [the paper's number]; sampler rows: difference with the method alone over the same seeds (paired t-test, two-sided p; **bold** when p < 0.05). – : not run or no result.\n\n")
-	b.WriteString("| Method |")
-	for _, d := range t.Datasets {
-		fmt.Fprintf(&b, " %s |", d)
-	}
-	b.WriteString("\n|---|")
-	b.WriteString(strings.Repeat("---|", len(t.Datasets)))
-	b.WriteString("\n")
+	t.header(&b)
 	for _, blk := range t.Blocks {
 		for _, smp := range Samplers {
 			title := samplerTitle[smp]
@@ -164,13 +158,7 @@ func (t *GraphTable) Markdown() string {
 		}
 	}
 	b.WriteString("\n### Cost per cell (training + evaluation, summed over the cell's runs)\n\n")
-	b.WriteString("| Method |")
-	for _, d := range t.Datasets {
-		fmt.Fprintf(&b, " %s |", d)
-	}
-	b.WriteString("\n|---|")
-	b.WriteString(strings.Repeat("---|", len(t.Datasets)))
-	b.WriteString("\n")
+	t.header(&b)
 	for _, blk := range t.Blocks {
 		fmt.Fprintf(&b, "| %s |", blockTitle[blk])
 		for _, d := range t.Datasets {
@@ -215,6 +203,17 @@ func (t *GraphTable) Markdown() string {
 	}
 	fmt.Fprintf(&b, "\nCells finished by commit(s) %s; table assembled by %s (%s).\n", strings.Join(commits, ", "), t.Provenance.Commit, t.Provenance.GoVersion)
 	return b.String()
+}
+
+// header writes a table's header: Method and one column per dataset.
+func (t *GraphTable) header(b *strings.Builder) {
+	b.WriteString("| Method |")
+	for _, d := range t.Datasets {
+		fmt.Fprintf(b, " %s |", d)
+	}
+	b.WriteString("\n|---|")
+	b.WriteString(strings.Repeat("---|", len(t.Datasets)))
+	b.WriteString("\n")
 }
 
 // cellText is one cell of the accuracy table.

@@ -574,41 +574,14 @@ func truncated(h Header, got, want int64, err error) error {
 // ReadFloat32s reads the data of a float16, float32 or float64 array with
 // header h into dst (len(dst) must be h.Elements()), converting to float32.
 func ReadFloat32s(r io.Reader, h Header, dst []float32) error {
-	t := h.DType
-	if t.Kind != 'f' {
-		return fmt.Errorf("npy: dtype %s: want a float dtype", t)
-	}
-	if int64(len(dst)) != h.Elements() {
-		return fmt.Errorf("npy: destination holds %d values, the array %d", len(dst), h.Elements())
-	}
-	want := h.DataBytes()
-	if t.Size == 4 && !t.BigEndian && littleEndianHost && len(dst) > 0 {
-		// Read straight into dst.
-		b := unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 4*len(dst))
-		if n, err := io.ReadFull(r, b); err != nil {
-			return truncated(h, int64(n), want, err)
-		}
-		return nil
-	}
-	var bo binary.ByteOrder = binary.LittleEndian
-	if t.BigEndian {
-		bo = binary.BigEndian
-	}
-	return readChunks(r, h, want, func(b []byte, off int) {
-		switch t.Size {
+	return readFloats(r, h, dst, 4, func(bits uint64, size int) float32 {
+		switch size {
 		case 2:
-			for i := 0; i+2 <= len(b); i += 2 {
-				dst[off+i/2] = Float16ToFloat32(bo.Uint16(b[i:]))
-			}
+			return Float16ToFloat32(uint16(bits))
 		case 4:
-			for i := 0; i+4 <= len(b); i += 4 {
-				dst[off+i/4] = math.Float32frombits(bo.Uint32(b[i:]))
-			}
-		case 8:
-			for i := 0; i+8 <= len(b); i += 8 {
-				dst[off+i/8] = float32(math.Float64frombits(bo.Uint64(b[i:])))
-			}
+			return math.Float32frombits(uint32(bits))
 		}
+		return float32(math.Float64frombits(bits))
 	})
 }
 
@@ -618,6 +591,22 @@ func ReadFloat32s(r io.Reader, h Header, dst []float32) error {
 // float64 values are rounded by Float64ToFloat16 (so a finite value of
 // magnitude 65520 or more becomes ±Inf, for the caller to reject).
 func ReadFloat16s(r io.Reader, h Header, dst []uint16) error {
+	return readFloats(r, h, dst, 2, func(bits uint64, size int) uint16 {
+		switch size {
+		case 2:
+			return uint16(bits)
+		case 4:
+			return Float64ToFloat16(float64(math.Float32frombits(uint32(bits))))
+		}
+		return Float64ToFloat16(math.Float64frombits(bits))
+	})
+}
+
+// readFloats reads the data of a float array with header h into dst: a
+// file of dst's own little-endian dtype (native bytes) is read straight
+// into dst, any other float16/32/64 value by conv from its bits and size
+// in bytes.
+func readFloats[T float32 | uint16](r io.Reader, h Header, dst []T, native int, conv func(bits uint64, size int) T) error {
 	t := h.DType
 	if t.Kind != 'f' {
 		return fmt.Errorf("npy: dtype %s: want a float dtype", t)
@@ -626,9 +615,9 @@ func ReadFloat16s(r io.Reader, h Header, dst []uint16) error {
 		return fmt.Errorf("npy: destination holds %d values, the array %d", len(dst), h.Elements())
 	}
 	want := h.DataBytes()
-	if t.Size == 2 && !t.BigEndian && littleEndianHost && len(dst) > 0 {
+	if t.Size == native && !t.BigEndian && littleEndianHost && len(dst) > 0 {
 		// Read straight into dst.
-		b := unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 2*len(dst))
+		b := unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), native*len(dst))
 		if n, err := io.ReadFull(r, b); err != nil {
 			return truncated(h, int64(n), want, err)
 		}
@@ -638,20 +627,19 @@ func ReadFloat16s(r io.Reader, h Header, dst []uint16) error {
 	if t.BigEndian {
 		bo = binary.BigEndian
 	}
+	size := t.Size
 	return readChunks(r, h, want, func(b []byte, off int) {
-		switch t.Size {
-		case 2:
-			for i := 0; i+2 <= len(b); i += 2 {
-				dst[off+i/2] = bo.Uint16(b[i:])
+		for i := 0; i+size <= len(b); i += size {
+			var bits uint64
+			switch size {
+			case 2:
+				bits = uint64(bo.Uint16(b[i:]))
+			case 4:
+				bits = uint64(bo.Uint32(b[i:]))
+			case 8:
+				bits = bo.Uint64(b[i:])
 			}
-		case 4:
-			for i := 0; i+4 <= len(b); i += 4 {
-				dst[off+i/4] = Float64ToFloat16(float64(math.Float32frombits(bo.Uint32(b[i:]))))
-			}
-		case 8:
-			for i := 0; i+8 <= len(b); i += 8 {
-				dst[off+i/8] = Float64ToFloat16(math.Float64frombits(bo.Uint64(b[i:])))
-			}
+			dst[off+i/size] = conv(bits, size)
 		}
 	})
 }
