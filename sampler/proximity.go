@@ -142,19 +142,7 @@ func normalizeRows(e Embeddings) ([]float32, error) {
 	}
 	u := make([]float32, len(e.Data))
 	for i := 0; i < e.N; i++ {
-		row := e.Data[i*e.D : (i+1)*e.D]
-		var s float64
-		for _, v := range row {
-			s += float64(v) * float64(v)
-		}
-		if s == 0 {
-			continue
-		}
-		inv := 1 / math.Sqrt(s)
-		out := u[i*e.D : (i+1)*e.D]
-		for j, v := range row {
-			out[j] = float32(float64(v) * inv)
-		}
+		normalizeInto(u[i*e.D:(i+1)*e.D], e.Row(i))
 	}
 	return u, nil
 }

@@ -270,7 +270,10 @@ func (d *Driver) fillUnseenViews() error {
 	return nil
 }
 
-// normalizeInto writes v/‖v‖ to dst (v itself when ‖v‖ = 0).
+// normalizeInto writes v/‖v‖ to dst (v itself when ‖v‖ = 0; dst may be
+// v): the norm in float64, each value rounded once to float32. Every
+// normalisation of the package (graph builders, the service's in-place
+// rows, the cached views) goes through it, so they agree bit for bit.
 func normalizeInto(dst, v []float32) {
 	var s float64
 	for _, x := range v {

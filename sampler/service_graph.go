@@ -6,7 +6,6 @@ package sampler
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 )
 
@@ -58,18 +57,7 @@ func NormalizeRowsInPlace(e Embeddings) error {
 		return fmt.Errorf("sampler: normalize: %w", err)
 	}
 	for i := 0; i < e.N; i++ {
-		row := e.Data[i*e.D : (i+1)*e.D]
-		var s float64
-		for _, v := range row {
-			s += float64(v) * float64(v)
-		}
-		if s == 0 {
-			continue
-		}
-		inv := 1 / math.Sqrt(s)
-		for j, v := range row {
-			row[j] = float32(float64(v) * inv)
-		}
+		normalizeInto(e.Row(i), e.Row(i))
 	}
 	return nil
 }
