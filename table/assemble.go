@@ -13,8 +13,6 @@ import (
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
 // Entry is one cell of the assembled table: a block and sampler on one
 // dataset.
 type Entry struct {

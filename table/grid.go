@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -224,11 +225,10 @@ func RunCells(ctx context.Context, cells []Cell, opt RunOptions) ([]CellStatus, 
 
 // runCell runs (or reads) one cell in dir.
 func runCell(ctx context.Context, c Cell, dir string, opt RunOptions, log func(string)) (*train.Results, bool, error) {
-	if err := sameConfig(c, dir); err != nil {
+	resume, err := sameConfig(c, dir)
+	if err != nil {
 		return nil, false, err
 	}
-	_, err := os.Stat(filepath.Join(dir, "config.yaml"))
-	resume := err == nil
 	if resume {
 		if res, err := ReadResults(dir); err == nil && res.Provenance != nil {
 			log("finished earlier")
@@ -254,7 +254,7 @@ func ReadCells(cells []Cell, dir string) []CellStatus {
 	for _, c := range cells {
 		st := CellStatus{Cell: c}
 		cdir := filepath.Join(dir, c.Dir)
-		if err := sameConfig(c, cdir); err != nil {
+		if _, err := sameConfig(c, cdir); err != nil {
 			st.Err = err
 		} else if res, err := ReadResults(cdir); err != nil || res.Provenance == nil {
 			st.Err = fmt.Errorf("not finished (%s has no results.json yet)", cdir)
@@ -266,23 +266,24 @@ func ReadCells(cells []Cell, dir string) []CellStatus {
 	return out
 }
 
-// sameConfig checks that dir holds a run of c's config (or none: nil).
-func sameConfig(c Cell, dir string) error {
+// sameConfig checks that dir holds a run of c's config, or none; held
+// says whether it holds one.
+func sameConfig(c Cell, dir string) (held bool, err error) {
 	var want bytes.Buffer
 	if err := train.WriteConfig(&want, &c.Config); err != nil {
-		return err
+		return false, err
 	}
 	cfgPath := filepath.Join(dir, "config.yaml")
 	have, err := os.ReadFile(cfgPath)
 	switch {
 	case os.IsNotExist(err):
-		return nil
+		return false, nil
 	case err != nil:
-		return fmt.Errorf("read %s: %w", cfgPath, err)
+		return false, fmt.Errorf("read %s: %w", cfgPath, err)
 	case !bytes.Equal(have, want.Bytes()):
-		return fmt.Errorf("%s: %w (planned config differs; delete %s to run the cell again with the new config, or choose another table directory)", cfgPath, ErrConfigChanged, dir)
+		return true, fmt.Errorf("%s: %w (planned config differs; delete %s to run the cell again with the new config, or choose another table directory)", cfgPath, ErrConfigChanged, dir)
 	}
-	return nil
+	return true, nil
 }
 
 // ReadResults reads a run directory's results.json.
@@ -292,7 +293,7 @@ func ReadResults(dir string) (*train.Results, error) {
 		return nil, err
 	}
 	var r train.Results
-	if err := jsonUnmarshal(b, &r); err != nil {
+	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "results.json"), err)
 	}
 	return &r, nil
