@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -386,6 +387,11 @@ func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs
 	}
 	gamma = scaleGamma(xt, d)
 	xt = nil
+	// The solver groups the training rows by class (as LIBSVM does) and its
+	// result depends only on the grouped sequence; handing it the rows
+	// already grouped gives the same model, and cache rows that are in the
+	// solver's position order until it first shrinks (posRows).
+	train = groupByClass(train, y)
 	cache := newKernelCache(src, train, gamma, p.cacheBytes)
 	ytr := make([]int, len(train))
 	for q, i := range train {
@@ -401,9 +407,7 @@ func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs
 		for q, t := range test {
 			row := testK[q*len(train) : (q+1)*len(train)]
 			src.rowInto(t, train, row)
-			for k, v := range row {
-				row[k] = math.Exp(ng * v)
-			}
+			expScaledInto(row, row, ng)
 		}
 	}
 	acc = make([]float64, len(cs))
@@ -432,9 +436,7 @@ func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs
 				}
 			} else {
 				src.rowInto(t, svRows, kv)
-				for k, v := range kv {
-					kv[k] = math.Exp(ng * v)
-				}
+				expScaledInto(kv, kv, ng)
 			}
 			if m.labels[m.decision(kv, dec)] == y[t] {
 				correct++
@@ -449,4 +451,12 @@ func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs
 		}
 	}
 	return acc, gamma, notConverged, nil
+}
+
+// groupByClass returns rows reordered by ascending label, keeping their
+// order within a class (LIBSVM's svm_group_classes order).
+func groupByClass(rows []int, y []int) []int {
+	out := slices.Clone(rows)
+	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(y[a], y[b]) })
+	return out
 }

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"math"
 	"runtime"
 	"sync"
 )
@@ -114,6 +113,22 @@ type kernelCache struct {
 	// LRU list over local indices; node l is the sentinel.
 	prev, next []int32
 	tmp        []float64
+	// arena is scratch for the rows a solver keeps in position order
+	// (posRows), shared by the solvers that use the cache in turn.
+	arena []float32
+}
+
+// posArenaBytes bounds the rows a solver keeps in position order.
+const posArenaBytes = 16 << 20
+
+// posArena returns scratch for at least two rows of l values and at most
+// posArenaBytes, whole rows only.
+func (c *kernelCache) posArena(l int) []float32 {
+	rows := max(2, min(l, posArenaBytes/(4*max(l, 1))))
+	if cap(c.arena) < rows*l {
+		c.arena = make([]float32, rows*l)
+	}
+	return c.arena[:rows*l]
 }
 
 // newKernelCache makes a cache for the training rows idx with a budget of
@@ -175,9 +190,9 @@ func (c *kernelCache) row(o int) []float32 {
 		buf = make([]float32, len(c.idx))
 	}
 	c.src.rowInto(c.idx[o], c.idx, c.tmp)
-	ng := -c.gamma
-	for k, d2 := range c.tmp {
-		buf[k] = float32(math.Exp(ng * d2))
+	expScaledInto(c.tmp, c.tmp, -c.gamma)
+	for k, v := range c.tmp {
+		buf[k] = float32(v)
 	}
 	c.rows[o] = buf
 	c.nRows++

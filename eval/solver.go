@@ -19,7 +19,8 @@ import "math"
 //     (its mirror), kept as flags;
 //   - LIBSVM physically swaps the columns of its kernel cache when it
 //     shrinks; here cache rows stay in training order and every solver
-//     position carries the cache column it refers to (p2l).
+//     position carries the cache column it refers to (p2l); the rows the
+//     two hot loops read are served in position order by posRows.
 
 const (
 	boundLower uint8 = iota
@@ -64,6 +65,8 @@ type smoSolver struct {
 	upMax      float64
 	upMaxIdx   int
 	upMaxValid bool
+
+	pos *posRows // the hot loops' kernel rows in position order
 }
 
 // solveSMO solves min ½αᵀQα − eᵀα s.t. yᵀα = 0, 0 ≤ α ≤ C, where
@@ -80,6 +83,10 @@ func solveSMO(cache *kernelCache, sub []int, y []int8, C, eps float64, shrinking
 		activeSet: make([]int, l), p2l: make([]int32, l),
 		cache: cache, C: C, eps: eps,
 	}
+	for i := 0; i < l; i++ {
+		s.p2l[i] = int32(sub[i])
+	}
+	s.pos = newPosRows(cache, s.p2l)
 	for i := 0; i < l; i++ {
 		s.y[i] = float64(y[i])
 		s.yG[i] = -s.y[i] // G = p = −1 at α = 0
@@ -167,11 +174,13 @@ func (s *smoSolver) updateStatus(i int) {
 
 // update performs one SMO step on the pair (i, j) (positions).
 func (s *smoSolver) update(i, j int) {
-	Ki := s.cache.row(int(s.p2l[i]))
-	Kj := s.cache.row(int(s.p2l[j]))
+	n := s.activeSize
+	s.pos.reserve(2)
+	Ki := s.pos.row(s.p2l[i], s.p2l[:n])
+	Kj := s.pos.row(s.p2l[j], s.p2l[:n])
 	C := s.C
 	yi, yj := s.y[i], s.y[j]
-	kij := float64(Ki[s.p2l[j]])
+	kij := float64(Ki[j])
 	oldAi, oldAj := s.alpha[i], s.alpha[j]
 	// QD_i + QD_j − 2K_ij with K(x,x) = 1 for the RBF kernel; the sign of
 	// Q_ij = y_i y_j K_ij cancels in both branches of LIBSVM.
@@ -246,16 +255,8 @@ func (s *smoSolver) update(i, j int) {
 	s.updateStatus(j)
 	// Fused with the gradient update: the first loop of the next WSS2,
 	// visiting the same positions in the same order.
-	upMax, upMaxIdx := math.Inf(-1), -1
-	yG, p2l, fl := s.yG[:s.activeSize], s.p2l[:s.activeSize], s.flags[:s.activeSize]
-	for k, c := range p2l {
-		g := yG[k] + (float64(Ki[c])*dai + float64(Kj[c])*daj)
-		yG[k] = g
-		if fl[k]&inUp != 0 && -g >= upMax {
-			upMax, upMaxIdx = -g, k
-		}
-	}
-	s.upMax, s.upMaxIdx, s.upMaxValid = upMax, upMaxIdx, true
+	s.upMax, s.upMaxIdx = gradUpdate(s.yG[:n], s.flags[:n], Ki, Kj, dai, daj)
+	s.upMaxValid = true
 
 	if ui != (s.status[i] == boundUpper) {
 		s.addGbar(s.cache.row(int(s.p2l[i])), yi, ui)
@@ -282,9 +283,7 @@ func (s *smoSolver) addGbar(Ki []float32, yi float64, wasUpper bool) {
 // criterion m(α) − M(α) < eps holds on the active set.
 func (s *smoSolver) selectWorkingSet() (outI, outJ int, done bool) {
 	Gmax := math.Inf(-1)
-	Gmax2 := math.Inf(-1)
-	GmaxIdx, GminIdx := -1, -1
-	objDiffMin := math.Inf(1)
+	GmaxIdx := -1
 	n := s.activeSize
 	yG, fl := s.yG[:n], s.flags[:n]
 	if s.upMaxValid {
@@ -302,30 +301,9 @@ func (s *smoSolver) selectWorkingSet() (outI, outJ int, done bool) {
 		// never reads Q_i).
 		return 0, 0, true
 	}
-	Ki := s.cache.row(int(s.p2l[GmaxIdx]))
-	p2l := s.p2l[:n]
-	for j, g := range yG {
-		if fl[j]&inLow == 0 {
-			continue
-		}
-		if g >= Gmax2 {
-			Gmax2 = g
-		}
-		gradDiff := Gmax + g
-		if gradDiff > 0 {
-			quad := 2 - 2*float64(Ki[p2l[j]])
-			var objDiff float64
-			if quad > 0 {
-				objDiff = -(gradDiff * gradDiff) / quad
-			} else {
-				objDiff = -(gradDiff * gradDiff) / smoTau
-			}
-			if objDiff <= objDiffMin {
-				GminIdx = j
-				objDiffMin = objDiff
-			}
-		}
-	}
+	s.pos.reserve(1)
+	Ki := s.pos.row(s.p2l[GmaxIdx], s.p2l[:n])
+	Gmax2, _, GminIdx := wss2(yG, fl, Ki, Gmax)
 	if Gmax+Gmax2 < s.eps || GminIdx == -1 {
 		return 0, 0, true
 	}
@@ -378,6 +356,7 @@ func (s *smoSolver) doShrinking() {
 }
 
 func (s *smoSolver) swapIndex(i, j int) {
+	s.pos.swapped(i, j)
 	s.y[i], s.y[j] = s.y[j], s.y[i]
 	s.yG[i], s.yG[j] = s.yG[j], s.yG[i]
 	s.status[i], s.status[j] = s.status[j], s.status[i]

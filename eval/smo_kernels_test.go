@@ -1,0 +1,175 @@
+package eval
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// smoKernelInput draws a solver state of n positions and two kernel rows in
+// position order. Values come from a small set when ties is set, so that many
+// positions share the extremum and the tie rule decides.
+func smoKernelInput(r *rand.Rand, n int, ties bool) (yG []float64, fl []uint8, Ki, Kj []float32) {
+	yG = make([]float64, n)
+	fl = make([]uint8, n)
+	Ki = make([]float32, n)
+	Kj = make([]float32, n)
+	for k := range n {
+		if ties {
+			yG[k] = float64(r.IntN(5)-2) * 0.5
+			if r.IntN(10) == 0 {
+				yG[k] = math.Copysign(0, float64(r.IntN(2)*2-1))
+			}
+		} else {
+			yG[k] = r.NormFloat64()
+		}
+		fl[k] = uint8(r.IntN(4)) // none, inUp, inLow or both
+	}
+	for c := range n {
+		if ties {
+			Ki[c] = float32(r.IntN(3)) * 0.5 // 0, 0.5 and 1 (quad = 0 → tau)
+			Kj[c] = float32(r.IntN(3)) * 0.25
+		} else {
+			Ki[c] = r.Float32()
+			Kj[c] = r.Float32()
+		}
+	}
+	return
+}
+
+// TestSMOKernelsMatchScalar: the vector kernels (where the CPU has them)
+// give the scalar loops' results bit for bit, ties and signed zeros
+// included, for lengths around the 8-lane blocks.
+func TestSMOKernelsMatchScalar(t *testing.T) {
+	if !haveSMOKernels {
+		t.Skip("no vector SMO kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	for _, n := range []int{8, 9, 15, 16, 17, 63, 64, 100, 1001} {
+		for _, ties := range []bool{false, true} {
+			for trial := range 20 {
+				yG, fl, Ki, Kj := smoKernelInput(r, n, ties)
+				dai, daj := r.NormFloat64(), r.NormFloat64()
+				if ties && trial%2 == 0 {
+					dai, daj = 0, 0 // leave yG as drawn: many equal −yG
+				}
+				want := append([]float64(nil), yG...)
+				wMax, wIdx := gradUpdateGo(want, fl, Ki, Kj, dai, daj, math.Inf(-1), -1, 0)
+				got := append([]float64(nil), yG...)
+				gMax, gIdx := gradUpdate(got, fl, Ki, Kj, dai, daj)
+				for k := range got {
+					if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+						t.Fatalf("n=%d ties=%v: gradUpdate yG[%d] = %v, scalar %v", n, ties, k, got[k], want[k])
+					}
+				}
+				if math.Float64bits(gMax) != math.Float64bits(wMax) || gIdx != wIdx {
+					t.Fatalf("n=%d ties=%v: gradUpdate max (%v, %d), scalar (%v, %d)", n, ties, gMax, gIdx, wMax, wIdx)
+				}
+
+				Gmax := r.NormFloat64()
+				if ties {
+					Gmax = float64(r.IntN(3)) * 0.5
+				}
+				w2, wObj, wMin := wss2Go(want, fl, Ki, Gmax, math.Inf(-1), math.Inf(1), -1, 0)
+				g2, gObj, gMin := wss2(want, fl, Ki, Gmax)
+				if g2 != w2 || math.Float64bits(gObj) != math.Float64bits(wObj) || gMin != wMin {
+					t.Fatalf("n=%d ties=%v: wss2 (%v, %v, %d), scalar (%v, %v, %d)", n, ties, g2, gObj, gMin, w2, wObj, wMin)
+				}
+			}
+		}
+	}
+}
+
+// TestSMOKernelsEmptySets: no position flagged gives the scalar loops'
+// "none" answers (−Inf/−1 and −Inf, +Inf, −1).
+func TestSMOKernelsEmptySets(t *testing.T) {
+	for _, n := range []int{8, 24, 31} {
+		yG := make([]float64, n)
+		fl := make([]uint8, n)
+		K := make([]float32, n)
+		if m, i := gradUpdate(yG, fl, K, K, 1, 1); !math.IsInf(m, -1) || i != -1 {
+			t.Errorf("n=%d: gradUpdate with no inUp = (%v, %d), want (-Inf, -1)", n, m, i)
+		}
+		if g2, obj, i := wss2(yG, fl, K, 1); !math.IsInf(g2, -1) || !math.IsInf(obj, 1) || i != -1 {
+			t.Errorf("n=%d: wss2 with no inLow = (%v, %v, %d), want (-Inf, +Inf, -1)", n, g2, obj, i)
+		}
+	}
+}
+
+func BenchmarkSMOKernels(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 3000
+	yG, fl, Ki, Kj := smoKernelInput(r, n, false)
+	b.Run("gradUpdate/vec", func(b *testing.B) {
+		for b.Loop() {
+			gradUpdate(yG, fl, Ki, Kj, 1e-9, -1e-9)
+		}
+	})
+	b.Run("gradUpdate/go", func(b *testing.B) {
+		for b.Loop() {
+			gradUpdateGo(yG, fl, Ki, Kj, 1e-9, -1e-9, math.Inf(-1), -1, 0)
+		}
+	})
+	b.Run("wss2/vec", func(b *testing.B) {
+		for b.Loop() {
+			wss2(yG, fl, Ki, 0.5)
+		}
+	})
+	b.Run("wss2/go", func(b *testing.B) {
+		for b.Loop() {
+			wss2Go(yG, fl, Ki, 0.5, math.Inf(-1), math.Inf(1), -1, 0)
+		}
+	})
+}
+
+// TestExpScaledMatchesMathExp: the vector exp gives math.Exp's bits for
+// every argument, over the kernel's range (scale·d² for γ > 0, d² ≥ 0, and
+// the small negative d² of rounding) and at the special values.
+func TestExpScaledMatchesMathExp(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	var src []float64
+	for range 200_000 {
+		switch r.IntN(4) {
+		case 0:
+			src = append(src, r.Float64()*4)
+		case 1:
+			src = append(src, r.Float64()*800)
+		case 2:
+			src = append(src, -r.Float64()*1e-6)
+		default:
+			src = append(src, math.Float64frombits(r.Uint64()))
+		}
+	}
+	src = append(src, 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(),
+		700, 700.0000001, 708.39, 745.2, 746, 1e300, -1e300, -0.5, 1e-320)
+	for _, scale := range []float64{-1, -0.013, -1.7, 1} {
+		got := make([]float64, len(src))
+		expScaledInto(got, src, scale)
+		for k, v := range src {
+			want := math.Exp(scale * v)
+			if math.Float64bits(got[k]) != math.Float64bits(want) && !(math.IsNaN(got[k]) && math.IsNaN(want)) {
+				t.Fatalf("scale %v: exp(%v·%v) = %v (%#x), math.Exp %v (%#x)", scale, scale, v, got[k], math.Float64bits(got[k]), want, math.Float64bits(want))
+			}
+		}
+	}
+}
+
+func BenchmarkExpScaled(b *testing.B) {
+	src := make([]float64, 3000)
+	for k := range src {
+		src[k] = float64(k) / 300
+	}
+	dst := make([]float64, len(src))
+	b.Run("vec", func(b *testing.B) {
+		for b.Loop() {
+			expScaledInto(dst, src, -0.5)
+		}
+	})
+	b.Run("math.Exp", func(b *testing.B) {
+		for b.Loop() {
+			for k, v := range src {
+				dst[k] = math.Exp(-0.5 * v)
+			}
+		}
+	})
+}
