@@ -34,6 +34,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadIDX$$' -fuzztime 30s ./data/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSTL10$$' -fuzztime 30s ./data/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFolderImage$$' -fuzztime 30s ./data/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadSTSSubset$$' -fuzztime 30s ./data/
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 30s ./internal/npy/
 
 ## python-client: the Python client's tests against a Go server they start (Debian's python3-numpy, python3-torch)

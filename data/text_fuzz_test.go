@@ -2,9 +2,12 @@ package data
 
 import (
 	"bytes"
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -187,6 +190,87 @@ func FuzzReadVocab(f *testing.F) {
 		w, err := ReadVocab(&out, "again")
 		if err != nil || !slices.Equal(w.Words(), v.Words()) {
 			t.Fatalf("round trip failed: %v", err)
+		}
+	})
+}
+
+// refSTSLines splits a file as ReadSTSSubsetFrom documents it: lines end at
+// "\n" (a "\r" before it is dropped), the last line needs no ending, and a
+// byte order mark opens the first line.
+func refSTSLines(in []byte) []string {
+	if len(in) == 0 {
+		return nil
+	}
+	lines := strings.Split(string(in), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i := range lines {
+		if i < len(lines)-1 || strings.HasSuffix(string(in), "\n") {
+			lines[i] = strings.TrimSuffix(lines[i], "\r")
+		}
+	}
+	if len(lines) > 0 {
+		lines[0] = strings.TrimPrefix(lines[0], "\ufeff")
+	}
+	return lines
+}
+
+// refSTSSubset is a plain reading of an STS subset (SentEval's loadFile with
+// the documented differences); ok is false where the reader must fail.
+func refSTSSubset(input, gold []byte) (pairs []STSPair, unscored int, ok bool) {
+	in, gs := refSTSLines(input), refSTSLines(gold)
+	for _, l := range append(slices.Clone(in), gs...) {
+		if !utf8.ValidString(l) {
+			return nil, 0, false
+		}
+	}
+	if len(in) != len(gs) {
+		return nil, 0, false
+	}
+	for i, l := range in {
+		f := strings.Split(l, "\t")
+		if len(f) < 2 {
+			return nil, 0, false
+		}
+		g := strings.TrimFunc(gs[i], unicode.IsSpace)
+		if g == "" {
+			unscored++
+			continue
+		}
+		v, err := strconv.ParseFloat(g, 64)
+		if err != nil || math.IsNaN(v) || v < 0 || v > 5 {
+			return nil, 0, false
+		}
+		pairs = append(pairs, STSPair{strings.TrimFunc(f[0], unicode.IsSpace), strings.TrimFunc(f[1], unicode.IsSpace), v})
+	}
+	return pairs, unscored, len(pairs) > 0
+}
+
+func FuzzReadSTSSubset(f *testing.F) {
+	f.Add([]byte("A b.\tC d.\r\nE\tF\tsrc\tsrc\n\"q\tr\"\n"), []byte("\xef\xbb\xbf4.2\r\n\n1e0"))
+	f.Add([]byte("\xef\xbb\xbfA\tB"), []byte(" 5 \n"))
+	f.Add([]byte("A\tB\nC\tD\n"), []byte("\n\n"))
+	f.Add([]byte("A\tB\n\nC"), []byte("1\n2\n3\n"))
+	f.Add([]byte("A\t\xffB\n"), []byte("0x1p1\n"))
+	f.Fuzz(func(t *testing.T, input, gold []byte) {
+		got, err := ReadSTSSubsetFrom(bytes.NewReader(input), "in.txt", bytes.NewReader(gold), "gs.txt")
+		want, unscored, ok := refSTSSubset(input, gold)
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			if ok {
+				t.Fatalf("error %v, but the reference reads %d pairs", err, len(want))
+			}
+			return
+		}
+		if !ok {
+			t.Fatalf("read %+v, but the reference fails", got)
+		}
+		if !slices.Equal(got.Pairs, want) || got.Unscored != unscored || got.Lines != len(want)+unscored {
+			t.Fatalf("got %+v\nwant %+v, %d unscored", got, want, unscored)
 		}
 	})
 }

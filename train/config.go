@@ -93,8 +93,23 @@ type TextDataConfig struct {
 	// (0: all).
 	MaxSentences int `yaml:"max_sentences"`
 	// STSDir holds sts-dev.csv and sts-test.csv (relative to the data root
-	// unless absolute).
+	// unless absolute): STS Benchmark, whose dev set is the development set
+	// of model selection and whose test set is the run's score.
 	STSDir string `yaml:"sts_dir"`
+	// SentEvalDir is a directory laid out as SentEval's data/downstream
+	// (relative to the data root unless absolute; default "senteval"):
+	// STS/STS12-en-test … STS/STS16-en-test, each with
+	// STS.input.<subset>.txt and STS.gs.<subset>.txt, and
+	// SICK/SICK_test_annotated.txt. The sts protocol scores what it finds
+	// there besides STS-B, as SimCSE reports it: STS12-16 each with the
+	// year's subsets concatenated, SICK-R's test set, and the average of the
+	// seven tasks. A year whose folder is missing, or SICK-R without
+	// SICK_test_annotated.txt, is reported absent and the average partial;
+	// a folder that is there but incomplete or malformed is an error. ""
+	// scores STS-B alone. SentEval's own data/downstream (or SimCSE's
+	// SentEval/data/downstream) can be given as it is; cmd/download
+	// -dataset senteval-sts and -dataset sick fill DATA_ROOT/senteval.
+	SentEvalDir string `yaml:"senteval_dir"`
 	// MinCount and MaxVocab bound the vocabulary; Window and Dim are the
 	// PPMI co-occurrence window and the SVD dimension of the word vectors.
 	MinCount int `yaml:"min_count"`

@@ -22,14 +22,20 @@ func init() {
 		Keys: []string{"source", "name", "root", "text"}}, "simcse")
 }
 
-// textDataset is a sentence corpus with its word vectors and the STS-B
-// dev and test pairs, tokenised once.
+// textDataset is a sentence corpus with its word vectors, the STS-B dev
+// and test pairs and the other STS tasks found under data.text.senteval_dir,
+// tokenised once.
 type textDataset struct {
 	name      string
 	sentences []string
 	tokens    [][]int32 // per sentence, ids in vecs.Vocab (UnkID for unknown words)
 	vecs      *wordvec.Vectors
 	dev, test stsSet
+	// tasks are the SentEval STS tasks other than STS-B that are present
+	// (STS12-16 "all", SICK-R test), in stsTaskNames order; absent lists the
+	// names of those that are not.
+	tasks  []stsTask
+	absent []string
 	// VectorsPath is the cache file the vectors came from or went to ("" without a cache).
 	vectorsPath string
 	cached      bool
@@ -51,15 +57,46 @@ type stsSet struct {
 	gold   []float64
 }
 
+// stsTask is one SentEval STS task read from data.text.senteval_dir.
+type stsTask struct {
+	name  string // "STS12", …, "SICK-R"
+	split string // the split prefix: "sts12" (sides "sts12.1", "sts12.2")
+	path  string // the folder or file it was read from
+	set   stsSet
+}
+
+// stsBName is STS Benchmark's name among the STS tasks.
+const stsBName = "STS-B"
+
+// stsTaskNames are the seven STS tasks of SimCSE's evaluation
+// (evaluation.py, --task_set sts), in its order.
+var stsTaskNames = []string{"STS12", "STS13", "STS14", "STS15", "STS16", stsBName, "SICK-R"}
+
+// task returns the task named name, nil when it is absent.
+func (d *textDataset) task(name string) *stsTask {
+	for i := range d.tasks {
+		if d.tasks[i].name == name {
+			return &d.tasks[i]
+		}
+	}
+	return nil
+}
+
 func (d *textDataset) Name() string      { return d.name }
 func (d *textDataset) NumInstances() int { return len(d.sentences) }
 func (d *textDataset) Labels() []int     { return nil }
 func (d *textDataset) NumClasses() int   { return 0 }
 
-// Splits are the corpus ("train") and the two sides of the STS-B dev and
-// test pairs ("sts-dev.1" holds the first sentence of every dev pair).
+// Splits are the corpus ("train"), the two sides of the STS-B dev and
+// test pairs ("sts-dev.1" holds the first sentence of every dev pair) and
+// those of every SentEval task present ("sts12.1", …, "sick-r.2"; an STS
+// year's subsets concatenated in SentEval's order, unscored pairs left out).
 func (d *textDataset) Splits() []string {
-	return []string{"train", "sts-dev.1", "sts-dev.2", "sts-test.1", "sts-test.2"}
+	s := []string{"train", "sts-dev.1", "sts-dev.2", "sts-test.1", "sts-test.2"}
+	for _, t := range d.tasks {
+		s = append(s, t.split+".1", t.split+".2")
+	}
+	return s
 }
 
 // split returns the token lists of a split.
@@ -75,6 +112,14 @@ func (d *textDataset) split(name string) ([][]int32, error) {
 		return d.test.s1, nil
 	case "sts-test.2":
 		return d.test.s2, nil
+	}
+	for _, t := range d.tasks {
+		switch name {
+		case t.split + ".1":
+			return t.set.s1, nil
+		case t.split + ".2":
+			return t.set.s2, nil
+		}
 	}
 	return nil, fmt.Errorf("text data has no split %q (%s)", name, strings.Join(d.Splits(), ", "))
 }
@@ -194,11 +239,7 @@ func loadText(cfg *Config) (Dataset, error) {
 		}
 		ds.baselines["avg_wordvec_"+split] = avg
 		ds.baselines["tfidf_"+split] = tfidf
-		for _, p := range pairs {
-			sp.dst.s1 = append(sp.dst.s1, ds.vecs.Vocab.Encode(p.S1))
-			sp.dst.s2 = append(sp.dst.s2, ds.vecs.Vocab.Encode(p.S2))
-			sp.dst.gold = append(sp.dst.gold, p.Score)
-		}
+		*sp.dst = ds.encodePairs(pairs)
 		// TF-IDF restricted to the vocabulary: the information the encoder
 		// sees (TF-IDF above also matches out-of-vocabulary words: names,
 		// numbers).
@@ -211,7 +252,80 @@ func loadText(cfg *Config) (Dataset, error) {
 			}
 		}
 	}
+	if err := ds.loadSentEval(dc); err != nil {
+		return nil, hint(err)
+	}
 	return ds, nil
+}
+
+// encodePairs tokenises the pairs into an stsSet.
+func (ds *textDataset) encodePairs(pairs []data.STSPair) stsSet {
+	var s stsSet
+	for _, p := range pairs {
+		s.s1 = append(s.s1, ds.vecs.Vocab.Encode(p.S1))
+		s.s2 = append(s.s2, ds.vecs.Vocab.Encode(p.S2))
+		s.gold = append(s.gold, p.Score)
+	}
+	return s
+}
+
+// loadSentEval reads the SentEval STS tasks under data.text.senteval_dir:
+// each STS year whose folder exists (all its subsets, concatenated) and
+// SICK-R when SICK/SICK_test_annotated.txt exists; the others are recorded
+// as absent.
+func (ds *textDataset) loadSentEval(dc DataConfig) error {
+	root := dc.Text.SentEvalDir
+	if root != "" {
+		root = resolve(dc, root)
+	}
+	exists := func(p string) (bool, error) {
+		if root == "" {
+			return false, nil
+		}
+		_, err := os.Stat(p)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, fs.ErrNotExist):
+			return false, nil
+		}
+		return false, fmt.Errorf("data.text.senteval_dir: %w", err)
+	}
+	for _, y := range data.STSYears {
+		dir := y.Path(root)
+		ok, err := exists(dir)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			ds.absent = append(ds.absent, y.Name)
+			continue
+		}
+		subs, err := data.ReadSTSYear(dir, y)
+		if err != nil {
+			return fmt.Errorf("data.text.senteval_dir: %w (a year's folder must hold every subset SentEval lists: %s)", err, strings.Join(y.Subsets, ", "))
+		}
+		ds.tasks = append(ds.tasks, stsTask{name: y.Name, split: strings.ToLower(y.Name), path: dir, set: ds.encodePairs(data.ConcatSTSSubsets(subs))})
+	}
+	sick := filepath.Join(root, filepath.FromSlash(data.SICKTestPath))
+	ok, err := exists(sick)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		ds.absent = append(ds.absent, "SICK-R")
+		return nil
+	}
+	sp, err := data.ReadSICK(sick)
+	if err != nil {
+		return fmt.Errorf("data.text.senteval_dir: SICK-R: %w", err)
+	}
+	pairs := make([]data.STSPair, len(sp))
+	for i, p := range sp {
+		pairs[i] = p.STS()
+	}
+	ds.tasks = append(ds.tasks, stsTask{name: "SICK-R", split: "sick-r", path: sick, set: ds.encodePairs(pairs)})
+	return nil
 }
 
 // bagWeighting computes the word weights and the common directions of
@@ -332,7 +446,7 @@ func defaultTextConfig() Config {
 	c := DefaultConfig()
 	c.Modality = "text"
 	c.Data = DataConfig{Source: "corpus", Text: TextDataConfig{
-		Corpus: []string{"text/gutenberg_sentences.txt", "text/wiki_sentences.txt"}, STSDir: "sts",
+		Corpus: []string{"text/gutenberg_sentences.txt", "text/wiki_sentences.txt"}, STSDir: "sts", SentEvalDir: "senteval",
 		MinCount: 5, MaxVocab: 20000, Window: 5, Dim: 300, VectorsCache: filepath.Join("runs", "cache"),
 	}}
 	c.Model = ModelConfig{Kind: "mlp", Hidden: 512, Dropout: 0.1, TrainEmbeddings: true}

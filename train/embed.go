@@ -96,8 +96,8 @@ func Embed(path string, opt EmbedOptions) (*Embedding, error) {
 		for _, s := range opt.Sets {
 			key, _, _ := strings.Cut(s, "=")
 			k, sub := strings.CutPrefix(key, "data.text.")
-			if key == "data" || key == "data.text" || sub && k != "sts_dir" && k != "vectors_cache" {
-				return nil, fmt.Errorf("-set %s: the text encoder's vocabulary and word vectors come from its training corpus, which must stay; other sentences are embedded through data.text.sts_dir", s)
+			if key == "data" || key == "data.text" || sub && k != "sts_dir" && k != "senteval_dir" && k != "vectors_cache" {
+				return nil, fmt.Errorf("-set %s: the text encoder's vocabulary and word vectors come from its training corpus, which must stay; other sentences are embedded through data.text.sts_dir and data.text.senteval_dir", s)
 			}
 		}
 	}

@@ -18,8 +18,10 @@ import (
 // with the config's protocol, or with the protocol that the overrides sets
 // give. sets may change the eval section ("eval.folds=5",
 // "eval.kind=knn"), except eval.select_every (model selection happens
-// during training), and data.root (where the same dataset is now); the
-// rest of the config is the trained run's.
+// during training), data.root (where the same dataset is now) and
+// data.text.senteval_dir (where the SentEval STS tasks are, to score them
+// for a run trained before they were there); the rest of the config is the
+// trained run's.
 //
 // Evaluate never modifies dir's files. With opt.OutDir set it writes the
 // evaluation there: config.yaml (the config it evaluated with),
@@ -33,8 +35,8 @@ import (
 func Evaluate(ctx context.Context, dir string, sets []string, opt Options) (*Results, error) {
 	for _, s := range sets {
 		key, _, _ := strings.Cut(s, "=")
-		if key != "eval" && !strings.HasPrefix(key, "eval.") && key != "data.root" {
-			return nil, fmt.Errorf("-set %s: an evaluation of a trained run takes eval.* overrides (and data.root, where its dataset is now); the rest of the config is the one in %s", s, filepath.Join(dir, "config.yaml"))
+		if key != "eval" && !strings.HasPrefix(key, "eval.") && key != "data.root" && key != "data.text.senteval_dir" {
+			return nil, fmt.Errorf("-set %s: an evaluation of a trained run takes eval.* overrides (and data.root, where its dataset is now, and data.text.senteval_dir, where the SentEval STS tasks are); the rest of the config is the one in %s", s, filepath.Join(dir, "config.yaml"))
 		}
 	}
 	cfgPath := filepath.Join(dir, "config.yaml")

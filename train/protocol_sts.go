@@ -3,6 +3,7 @@ package train
 import (
 	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/batchsampler-go/batchsampler/eval"
 )
@@ -12,12 +13,39 @@ func init() {
 		New: func(*Config) Protocol { return stsProtocol{} }})
 }
 
-// stsProtocol is SentEval's STS protocol on STS Benchmark: Spearman × 100
-// of the cosine similarities of the two sentences of every pair, embedded
-// in evaluation mode with the text.eval_repr representation; the score is
-// the test set's, and STS-B dev is the development set of model selection
-// (eval.select_every, SimCSE's protocol).
+// stsProtocol is SentEval's STS protocol as SimCSE evaluates it: Spearman
+// × 100 of the cosine similarities of the two sentences of every pair,
+// embedded in evaluation mode with the text.eval_repr representation. The
+// run's score is STS Benchmark's test set, and STS-B dev is the
+// development set of model selection (eval.select_every). Besides, every
+// SentEval task under data.text.senteval_dir is scored (see SentEvalScores).
 type stsProtocol struct{}
+
+// SentEvalScores is the sts protocol's report of SimCSE's seven STS tasks
+// (evaluation.py --task_set sts --mode test), in a run's detail under
+// "senteval" (and "senteval_final", "senteval_untrained"): STS12 … STS16
+// in SimCSE's "all" setting (the scored pairs of a year's subsets
+// concatenated, one Spearman correlation over all of them), STS-B and
+// SICK-R on their test sets, and their average.
+type SentEvalScores struct {
+	// Tasks are the seven task names in SimCSE's order.
+	Tasks []string `json:"tasks"`
+	// Spearman is Spearman × 100 of every task present; STS-B's equals the
+	// run's score of the same parameters.
+	Spearman map[string]float64 `json:"spearman"`
+	// Pairs is the number of scored pairs of every task present.
+	Pairs map[string]int `json:"pairs"`
+	// Absent names the tasks whose data is not under data.text.senteval_dir
+	// (neither scored nor in the average).
+	Absent []string `json:"absent"`
+	// Avg is the mean of Spearman over the AvgTasks tasks present (SimCSE's
+	// "Avg." averages the seven values rounded to two decimals; this one
+	// averages them unrounded). AvgPartial is true when a task is absent,
+	// so that Avg is not comparable with a seven-task average.
+	Avg        float64 `json:"avg"`
+	AvgPartial bool    `json:"avg_partial"`
+	AvgTasks   int     `json:"avg_tasks"`
+}
 
 // stsSplits are the two sides of each STS set.
 var stsSplits = map[string][2]string{"dev": {"sts-dev.1", "sts-dev.2"}, "test": {"sts-test.1", "sts-test.2"}}
@@ -49,6 +77,51 @@ func (stsProtocol) score(env EvalEnv, set, repr string) (float64, error) {
 	return eval.STSScore(e1.Data, e2.Data, len(gold), e1.D, gold)
 }
 
+// scoreTasks scores the seven STS tasks with representation repr; stsB is
+// STS-B test's score of the same representation, computed by the caller.
+func (stsProtocol) scoreTasks(env EvalEnv, repr string, stsB float64) (SentEvalScores, error) {
+	td, ok := env.Data.(*textDataset)
+	if !ok {
+		return SentEvalScores{}, fmt.Errorf("sts needs a text dataset, got %T", env.Data)
+	}
+	repr = cmp.Or(repr, "encoder")
+	r := SentEvalScores{Tasks: slices.Clone(stsTaskNames), Spearman: map[string]float64{}, Pairs: map[string]int{}, Absent: []string{}}
+	var sum float64
+	for _, name := range stsTaskNames {
+		var rho float64
+		switch t := td.task(name); {
+		case name == stsBName:
+			rho = stsB
+			r.Pairs[name] = len(td.test.gold)
+		case t == nil:
+			r.Absent = append(r.Absent, name)
+			continue
+		default:
+			if env.Ctx != nil && env.Ctx.Err() != nil {
+				return SentEvalScores{}, env.Ctx.Err()
+			}
+			e1, err := env.Embed(t.split+".1", repr)
+			if err != nil {
+				return SentEvalScores{}, fmt.Errorf("%s: %w", name, err)
+			}
+			e2, err := env.Embed(t.split+".2", repr)
+			if err != nil {
+				return SentEvalScores{}, fmt.Errorf("%s: %w", name, err)
+			}
+			if rho, err = eval.STSScore(e1.Data, e2.Data, len(t.set.gold), e1.D, t.set.gold); err != nil {
+				return SentEvalScores{}, fmt.Errorf("%s (%s): %w", name, t.path, err)
+			}
+			r.Pairs[name] = len(t.set.gold)
+		}
+		r.Spearman[name] = rho
+		sum += rho
+		r.AvgTasks++
+	}
+	r.Avg = sum / float64(r.AvgTasks)
+	r.AvgPartial = len(r.Absent) > 0
+	return r, nil
+}
+
 // DevScore is STS-B dev with text.eval_repr.
 func (p stsProtocol) DevScore(env EvalEnv) (float64, error) {
 	return p.score(env, "dev", env.Cfg.Text.EvalRepr)
@@ -77,9 +150,11 @@ func (p stsProtocol) byRepr(env EvalEnv) (map[string]any, error) {
 }
 
 // Evaluate returns the STS-B test Spearman × 100 of text.eval_repr; Detail
-// holds eval_repr, dev and test, and by_repr (every representation's dev
-// and test). With model selection the runner adds the final parameters'
-// values as dev_final, test_final and by_repr_final.
+// holds eval_repr, dev and test, by_repr (every representation's dev and
+// test) and senteval (the seven STS tasks of text.eval_repr, a
+// SentEvalScores). With model selection the runner adds the final
+// parameters' values as dev_final, test_final, by_repr_final and
+// senteval_final.
 func (p stsProtocol) Evaluate(env EvalEnv) (Score, error) {
 	dev, err := p.score(env, "dev", env.Cfg.Text.EvalRepr)
 	if err != nil {
@@ -93,13 +168,17 @@ func (p stsProtocol) Evaluate(env EvalEnv) (Score, error) {
 	if err != nil {
 		return Score{}, err
 	}
+	tasks, err := p.scoreTasks(env, env.Cfg.Text.EvalRepr, test)
+	if err != nil {
+		return Score{}, fmt.Errorf("sts tasks: %w", err)
+	}
 	return Score{Metric: "sts_test_spearman", Value: test, Detail: map[string]any{
-		"eval_repr": cmp.Or(env.Cfg.Text.EvalRepr, "encoder"), "dev": dev, "test": test, "by_repr": by,
+		"eval_repr": cmp.Or(env.Cfg.Text.EvalRepr, "encoder"), "dev": dev, "test": test, "by_repr": by, "senteval": tasks,
 	}}, nil
 }
 
 // Untrained scores the initial encoder (dev_untrained, test_untrained,
-// untrained_by_repr) and reports the dataset's untrained baselines:
+// untrained_by_repr, senteval_untrained) and reports the dataset's untrained baselines:
 // baseline_avg_wordvec_{dev,test} (mean of the initial word vectors),
 // baseline_tfidf_{dev,test} (TF-IDF cosine, IDF from the training corpus),
 // baseline_tfidf_vocab_{dev,test} (the same on in-vocabulary words only)
@@ -111,7 +190,11 @@ func (p stsProtocol) Untrained(env EvalEnv) (map[string]any, error) {
 		return nil, err
 	}
 	u, _ := by[cmp.Or(env.Cfg.Text.EvalRepr, "encoder")].(map[string]float64)
-	out := map[string]any{"dev_untrained": u["dev"], "test_untrained": u["test"], "untrained_by_repr": by}
+	tasks, err := p.scoreTasks(env, env.Cfg.Text.EvalRepr, u["test"])
+	if err != nil {
+		return nil, fmt.Errorf("sts tasks: %w", err)
+	}
+	out := map[string]any{"dev_untrained": u["dev"], "test_untrained": u["test"], "untrained_by_repr": by, "senteval_untrained": tasks}
 	if td, ok := env.Data.(*textDataset); ok {
 		for k, v := range td.baselines {
 			out["baseline_"+k] = v

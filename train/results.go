@@ -215,7 +215,109 @@ func (r *Results) Markdown() string {
 			fmt.Fprintf(&b, "| %s | %d | %.2f |\n", e.Sampler, e.Seeds[i], v)
 		}
 	}
+	r.sentEvalMarkdown(&b)
 	return b.String()
+}
+
+// SentEvalScoresOf returns the SentEvalScores under key ("senteval",
+// "senteval_final" or "senteval_untrained") of a run's detail, as the run
+// made it or as results.json holds it; false when there is none.
+func SentEvalScoresOf(detail any, key string) (SentEvalScores, bool) {
+	d, ok := detail.(map[string]any)
+	if !ok {
+		return SentEvalScores{}, false
+	}
+	switch v := d[key].(type) {
+	case nil:
+		return SentEvalScores{}, false
+	case SentEvalScores:
+		return v, true
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return SentEvalScores{}, false
+		}
+		var s SentEvalScores
+		if err := json.Unmarshal(b, &s); err != nil || len(s.Tasks) == 0 {
+			return SentEvalScores{}, false
+		}
+		return s, true
+	}
+}
+
+// sentEvalMarkdown writes the table of the seven STS tasks: per sampler the
+// mean over its runs of every task and of the average, and the untrained
+// encoders' mean. It writes nothing when no run has the report.
+func (r *Results) sentEvalMarkdown(b *strings.Builder) {
+	type row struct {
+		label string
+		runs  []SentEvalScores
+	}
+	var rows []row
+	var untrained []SentEvalScores
+	for _, e := range r.Results {
+		rw := row{label: e.Sampler}
+		for _, run := range r.Runs {
+			if run.Sampler != e.Sampler {
+				continue
+			}
+			if s, ok := SentEvalScoresOf(run.Detail, "senteval"); ok {
+				rw.runs = append(rw.runs, s)
+			}
+			if s, ok := SentEvalScoresOf(run.Detail, "senteval_untrained"); ok {
+				untrained = append(untrained, s)
+			}
+		}
+		if len(rw.runs) > 0 {
+			rows = append(rows, rw)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	if len(untrained) > 0 {
+		rows = append(rows, row{label: "untrained encoder", runs: untrained})
+	}
+	tasks := rows[0].runs[0].Tasks
+	b.WriteString("\nSimCSE's seven STS tasks (Spearman × 100, mean over the runs; STS12-16 each year's subsets as one set, " +
+		"STS-B and SICK-R their test sets; absent: not under data.text.senteval_dir):\n\n| Sampler |")
+	for _, t := range tasks {
+		fmt.Fprintf(b, " %s |", t)
+	}
+	b.WriteString(" Avg. |\n|---|" + strings.Repeat("---|", len(tasks)+1) + "\n")
+	partial := false
+	for _, rw := range rows {
+		fmt.Fprintf(b, "| %s |", rw.label)
+		for _, t := range tasks {
+			var sum float64
+			n := 0
+			for _, s := range rw.runs {
+				if v, ok := s.Spearman[t]; ok {
+					sum += v
+					n++
+				}
+			}
+			if n == 0 {
+				b.WriteString(" absent |")
+			} else {
+				fmt.Fprintf(b, " %.2f |", sum/float64(n))
+			}
+		}
+		var avg float64
+		for _, s := range rw.runs {
+			avg += s.Avg
+		}
+		avg /= float64(len(rw.runs))
+		if s := rw.runs[0]; s.AvgPartial {
+			partial = true
+			fmt.Fprintf(b, " %.2f (%d of %d tasks) |\n", avg, s.AvgTasks, len(s.Tasks))
+		} else {
+			fmt.Fprintf(b, " %.2f |\n", avg)
+		}
+	}
+	if partial {
+		b.WriteString("\nThe average is partial: it is over the tasks present only, not comparable with a seven-task average.\n")
+	}
 }
 
 // megabytes formats a byte count in MB (10^6 bytes), "–" for 0 (unknown).

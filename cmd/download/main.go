@@ -4,6 +4,8 @@
 //	go run ./cmd/download -dataset MUTAG [-root DIR] [-sha256 HEX|any] [-url URL] [-keep-zip]
 //	go run ./cmd/download -dataset cifar-10 [-root DIR] [-md5 HEX|any] [-url URL]
 //	go run ./cmd/download -dataset stl-10 [-root DIR] [-md5 HEX|any] [-url URL]
+//	go run ./cmd/download -dataset sts|sick|sts12|…|sts16 -sha256 HEX|any [-root DIR] [-url URL]
+//	go run ./cmd/download -dataset senteval-sts -sha256 any [-root DIR]
 //
 // A TU Dortmund graph dataset NAME goes to DIR/tu/NAME/NAME_A.txt ...,
 // CIFAR-10 to DIR/cifar-10-batches-bin/, CIFAR-100 to
@@ -14,6 +16,18 @@
 // exists, else the user cache directory (~/.cache/batchsampler/data on
 // Linux). On success the command prints the train command to run; when
 // DIR is not the default root, that command carries -set data.root=DIR.
+//
+// The text evaluation sets come from the addresses SentEval's
+// data/downstream/get_transfer_data.bash lists: sts (STS Benchmark) goes
+// to DIR/sts/sts-{train,dev,test}.csv (data.text.sts_dir), sick (SICK's
+// annotated test set) to DIR/senteval/SICK/SICK_test_annotated.txt and
+// sts12 … sts16 to DIR/senteval/STS/STS12-en-test/STS.input.SUBSET.txt and
+// STS.gs.SUBSET.txt … (data.text.senteval_dir, SentEval's layout; the 2016
+// files are renamed from STS2016.*); senteval-sts fetches all seven. They
+// hold the releases' raw text (SentEval's copies are Moses-tokenised and
+// lower-cased; the text modality's tokenizer lower-cases). No checksum of
+// them is built in, so -sha256 HEX or -sha256 any is required; the sha256
+// received is printed so that it can be pinned.
 //
 // A TU zip comes from data.TUDatasetURL(NAME) unless -url is given; its
 // sha256 is checked against -sha256, or, when neither -sha256 nor -url is
@@ -95,6 +109,7 @@ var trainConfigs = map[string]string{
 	"NCI1":        "configs/graphcl-nci1.yaml",
 	"cifar-10":    "configs/simclr-cifar10.yaml",
 	"stl-10":      "configs/simclr-stl10.yaml",
+	"sts":         "configs/simcse-stsb.yaml",
 }
 
 // tuDatasetURL is the address of a TU dataset's zip (a variable for tests).
@@ -107,10 +122,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("download", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned; -h prints the help to stdout
 	fs.Usage = func() {}
-	name := fs.String("dataset", "", "dataset `NAME`: a TU dataset (MUTAG, IMDB-BINARY, NCI1, ...), cifar-10, cifar-100 or stl-10 (required)")
+	name := fs.String("dataset", "", "dataset `NAME`: a TU dataset (MUTAG, IMDB-BINARY, NCI1, ...), cifar-10, cifar-100, stl-10, sts, sick, sts12 ... sts16 or senteval-sts (required)")
 	root := fs.String("root", "", "data `DIR`, the data.root train reads (default: train's default data root, see above)")
 	dir := fs.String("dir", "", "alias of -root: the data `DIR` (not the dataset's own directory)")
-	sum := fs.String("sha256", "", "expected sha256 (`HEX`) of a TU zip, or \"any\" to skip the check (default: the built-in checksum for MUTAG, IMDB-BINARY and NCI1 when -url is not given)")
+	sum := fs.String("sha256", "", "expected sha256 (`HEX`) of a TU zip or a text archive, or \"any\" to skip the check (default: the built-in checksum for MUTAG, IMDB-BINARY and NCI1 when -url is not given; required for the text sets, which have none)")
 	md5sum := fs.String("md5", "", "expected md5 (`HEX`) of a CIFAR or STL-10 archive, or \"any\" to skip the check (default: the published one when -url is not given)")
 	rawURL := fs.String("url", "", "`URL` to fetch instead of the dataset's own address")
 	keep := fs.Bool("keep-zip", false, "keep a TU zip beside the dataset, as DIR/tu/NAME.zip")
@@ -140,12 +155,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if isSTL10(*name) {
 		return fetchSTL10(ctx, *root, defaultRoot, *rawURL, *md5sum, stdout)
 	}
+	if sets, ok := textSets(*name); ok {
+		return fetchText(ctx, *name, sets, *root, defaultRoot, *rawURL, *sum, *md5sum, stdout)
+	}
 	if !validName.MatchString(*name) {
 		what := fmt.Sprintf("-dataset %q is not a dataset name", *name)
 		if *name == "" {
 			what = "-dataset is required"
 		}
-		return usageError{fmt.Errorf("%s: expected a TU dataset name (letters, digits, '_', '-', '.'), a CIFAR one or stl-10; download fetches\n%s", what, datasetList())}
+		return usageError{fmt.Errorf("%s: expected a TU dataset name (letters, digits, '_', '-', '.'), a CIFAR one, stl-10 or a text set; download fetches\n%s", what, datasetList())}
 	}
 	return fetchTU(ctx, *name, *root, defaultRoot, *rawURL, *sum, *keep, stdout)
 }
@@ -178,6 +196,10 @@ checksum, extracts it safely and prints the train command to run:
   cifar-10         ->  DIR/cifar-10-batches-bin/    (data.path cifar-10-batches-bin)
   cifar-100        ->  DIR/cifar-100-binary/        (data.path cifar-100-binary)
   stl-10           ->  DIR/stl10_binary/            (data.path stl10_binary)
+  sts              ->  DIR/sts/sts-{train,dev,test}.csv            (STS-B; data.text.sts_dir sts)
+  sick             ->  DIR/senteval/SICK/SICK_test_annotated.txt  (SICK-R; data.text.senteval_dir senteval)
+  sts12 ... sts16  ->  DIR/senteval/STS/STS12-en-test/STS.input.SUBSET.txt, STS.gs.SUBSET.txt, ...
+  senteval-sts     ->  all seven text sets above (-sha256 any)
 DIR defaults to train's default data.root: $%s, else %s if it
 exists, else the user cache directory (~/.cache/batchsampler/data on Linux).
 Here that is %s (%s).
@@ -192,6 +214,14 @@ The TU sha256 values were computed on copies of the TU zips kept in a public
 repository, not on the TU server's files: if the server serves a re-packed zip
 the check fails, the error shows the checksum received, and -sha256 HEX pins
 it (-sha256 any skips the check).
+
+The text sets (the addresses of SentEval's get_transfer_data.bash) have no
+built-in checksum: none could be computed where this command was written. They
+need -sha256 HEX or -sha256 any; the command prints the sha256 it received, so
+a first -sha256 any can be checked and pinned. senteval-sts takes -sha256 any
+only (pin each archive with its own -dataset). The files are the releases' raw
+text, not SentEval's Moses-tokenised, lower-cased copies; the 2016 files are
+renamed from STS2016.* to SentEval's STS.*.
 
 Flags:
 `)
@@ -225,6 +255,13 @@ func listDatasets(w io.Writer) {
 		row(n, u, "md5 "+md5)
 	}
 	row("stl-10", data.STL10URL, "md5 "+data.STL10MD5+" (unpacks to 3.1 GB)")
+	const noSum = "no built-in checksum: -sha256 HEX or -sha256 any required"
+	row("sts", data.STSBenchmarkURL, noSum)
+	row("sick", data.SICKTestURL, noSum)
+	for _, y := range data.STSYears {
+		row(strings.ToLower(y.Name), y.URL, noSum)
+	}
+	fmt.Fprintf(w, "  %-12s %s\n", sentEvalAll, "all seven text sets above, with -sha256 any")
 }
 
 // fetchTU downloads, verifies and extracts the zip of TU dataset name to
