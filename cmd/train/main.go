@@ -25,9 +25,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -56,7 +59,7 @@ func main() {
 	}
 }
 
-func run(args []string) error {
+func run(args []string) (err error) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	cfgPath := fs.String("config", "", "YAML config (default: the embedded demo on generated graphs)")
 	out := fs.String("out", "", "run directory (default runs/<name>-<time>)")
@@ -68,6 +71,8 @@ func run(args []string) error {
 	split := fs.String("split", "train", "with -embed: the `split` to embed (train; test for images; sts-dev.1, ... for text)")
 	repr := fs.String("repr", "encoder", "with -embed: the `representation`: encoder, projection (bag for text)")
 	npyOut := fs.String("o", "", "with -embed: the output `FILE.npy` (N×d float32; labels to FILE_labels.npy)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole command to `FILE` (go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write a heap profile (live and allocated memory) at the end of the command to `FILE`")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable; value in YAML syntax)")
 	if err := fs.Parse(args); err != nil {
@@ -76,6 +81,15 @@ func run(args []string) error {
 		}
 		return err
 	}
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if perr := stopProfiles(); perr != nil && err == nil {
+			err = perr
+		}
+	}()
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if fs.NArg() > 0 {
@@ -114,7 +128,6 @@ func run(args []string) error {
 	}
 	var (
 		cfg train.Config
-		err error
 		dir = *out
 	)
 	switch {
@@ -202,4 +215,49 @@ func runEmbed(run string, sets []string, split, repr, out string) error {
 	fmt.Fprintf(os.Stderr, "wrote %s: %d×%d float32, the %s embeddings of %s (split %s) by run %s at step %d%s\n",
 		written[0], e.N, e.D, repr, e.Dataset, split, e.Run, e.Step, labels)
 	return nil
+}
+
+// startProfiles starts a CPU profile into cpuFile and arranges a heap
+// profile into memFile (either may be ""); stop ends them and reports a
+// failure to write either file.
+func startProfiles(cpuFile, memFile string) (stop func() error, err error) {
+	var cpu *os.File
+	if cpuFile != "" {
+		if cpu, err = os.Create(cpuFile); err != nil {
+			return nil, fmt.Errorf("-cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(cpu); err != nil {
+			cpu.Close()
+			return nil, fmt.Errorf("-cpuprofile %s: %w", cpuFile, err)
+		}
+	}
+	return func() error {
+		var errs []error
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			if err := cpu.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("-cpuprofile %s: %w", cpuFile, err))
+			}
+		}
+		if memFile != "" {
+			runtime.GC() // the live heap as of the end, allocations since the start
+			if err := writeProfile(memFile, pprof.Lookup("allocs").WriteTo); err != nil {
+				errs = append(errs, fmt.Errorf("-memprofile: %w", err))
+			}
+		}
+		return errors.Join(errs...)
+	}, nil
+}
+
+// writeProfile creates path and fills it with write.
+func writeProfile(path string, write func(w io.Writer, debug int) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
 }

@@ -129,3 +129,30 @@ func TestHelpAndPlots(t *testing.T) {
 		}
 	}
 }
+
+// TestProfiles: -cpuprofile and -memprofile write profiles that pprof can
+// read, and an unwritable profile path is an error naming the flag.
+func TestProfiles(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "mem.pprof")
+	if err := run([]string{"-print-config", "-cpuprofile", cpu, "-memprofile", mem}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{cpu, mem} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A pprof profile is a gzipped protocol buffer.
+		if len(b) < 20 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: %d bytes, not a gzipped profile", p, len(b))
+		}
+	}
+	bad := filepath.Join(dir, "no-such-dir", "cpu.pprof")
+	if err := run([]string{"-print-config", "-cpuprofile", bad}); err == nil || !strings.Contains(err.Error(), "-cpuprofile") {
+		t.Errorf("unwritable -cpuprofile: error %v, want one naming -cpuprofile", err)
+	}
+	if err := run([]string{"-print-config", "-memprofile", bad}); err == nil || !strings.Contains(err.Error(), "-memprofile") {
+		t.Errorf("unwritable -memprofile: error %v, want one naming -memprofile", err)
+	}
+}
