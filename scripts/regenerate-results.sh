@@ -2,7 +2,7 @@
 # Regenerates the recorded runs behind the README's tables into results/NAME
 # (config.yaml, provenance.json, results.json, results.md, plots/; the large
 # metrics.jsonl, checkpoints and embeddings are left in $WORK).
-#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|all
+#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|sweeps|all
 # Runs one experiment at a time; a finished one is not run again (delete
 # results/NAME to redo it). Long: see the README for the time of each table.
 set -euo pipefail
@@ -79,8 +79,32 @@ table_graphs() { # the whole graph table (cmd/table); resumable, copies what is 
   done
   return $status
 }
+sweep() { # NAME: configs/NAME.yaml's sweep (cmd/train); resumable, copies what is finished
+  local name=$1 status=0
+  if [ -f "results/$name/sweep.json" ] && ! grep -q '"failed"' "results/$name/sweep.json"; then
+    echo "results/$name: done"; return
+  fi
+  echo "$(date +%T) $name"
+  "$bin" -config "configs/$name.yaml" -out "$WORK/$name" >/dev/null || status=$?
+  mkdir -p "results/$name"
+  cp "$WORK/$name"/sweep.{md,json,yaml} "results/$name/" 2>/dev/null || true
+  for d in "$WORK/$name"/baseline "$WORK/$name"/baseline/*/ "$WORK/$name"/points/*/; do
+    [ -f "$d/results.json" ] || continue
+    local cell=${d#"$WORK/$name/"}; cell=${cell%/}
+    mkdir -p "results/$name/$cell"
+    cp "$d"/{config.yaml,provenance.json,results.json,results.md} "results/$name/$cell/"
+  done
+  return $status
+}
+sweeps() { # the sensitivity sweeps (configs/sweep-*.yaml), cheapest first; long: see the README's "Sweeps"
+  for name in sweep-t-imdb-b sweep-published-switches-imdb-b sweep-b-imdb-b sweep-m-alpha-imdb-b \
+    sweep-t-collab sweep-b-collab sweep-m-alpha-collab sweep-m-alpha-stsb sweep-m-alpha-cifar10-subset; do
+    sweep "$name"
+  done
+}
 case "${1:-all}" in
   graphs) graphs ;; mvgrl) mvgrl ;; published) published ;; table-graphs) table_graphs ;; text) text ;; vision) vision ;; fashion) fashion ;;
+  sweeps) sweeps ;;
   all) graphs; text; vision; fashion ;;
-  *) echo "usage: $0 graphs|mvgrl|published|text|vision|fashion|table-graphs|all" >&2; exit 2 ;;
+  *) echo "usage: $0 graphs|mvgrl|published|text|vision|fashion|table-graphs|sweeps|all" >&2; exit 2 ;;
 esac

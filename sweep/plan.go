@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -468,13 +469,14 @@ func pairable(pt Point, a assignment, b Cell) error {
 	return fmt.Errorf("point %s: its config differs from its baseline's beyond the samplers", pt.Name)
 }
 
-// dirName makes a label a directory name: letters, digits and ._+-
-// kept, runs of anything else become one "-" ("0.2→0.05" → "0.2-0.05").
+// dirName makes a label a directory name: letters (α too), digits and
+// ._+- kept, runs of anything else become one "-" ("0.2→0.05" →
+// "0.2-0.05").
 func dirName(s string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range s {
-		ok := r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._+-", r))
+		ok := unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._+-", r)
 		if ok {
 			b.WriteRune(r)
 			dash = false

@@ -484,3 +484,24 @@ func TestPaperTables(t *testing.T) {
 		}
 	}
 }
+
+// Every shipped sweep expands: each of its points is a valid config.
+func TestShippedSweepsExpand(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "configs", "sweep-*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 9 {
+		t.Fatalf("found %d sweep configs, want 9", len(files))
+	}
+	for _, f := range files {
+		p, err := Load(f, nil)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if len(p.Points) < 4 {
+			t.Errorf("%s: %d points", f, len(p.Points))
+		}
+	}
+}
