@@ -71,13 +71,17 @@ table_graphs() { # the whole graph table (cmd/table); resumable, copies what is 
   "$WORK/table" -out "$WORK/table-graphs" >/dev/null || status=$?
   mkdir -p results/table-graphs
   cp "$WORK/table-graphs"/table.{md,json} results/table-graphs/ 2>/dev/null || true
-  for d in "$WORK/table-graphs"/*/*/; do
-    [ -f "$d/results.json" ] || continue
-    local cell=${d#"$WORK/table-graphs/"}; cell=${cell%/}
-    mkdir -p "results/table-graphs/$cell"
-    cp "$d"/{config.yaml,provenance.json,results.json,results.md} "results/table-graphs/$cell/"
-  done
+  copy_cells table-graphs "$WORK/table-graphs"/*/*/
   return $status
+}
+copy_cells() { # NAME DIR...: the finished run directories among DIR... into results/NAME/ (their path below $WORK/NAME)
+  local name=$1 d cell; shift
+  for d in "$@"; do
+    [ -f "$d/results.json" ] || continue
+    cell=${d#"$WORK/$name/"}; cell=${cell%/}
+    mkdir -p "results/$name/$cell"
+    cp "$d"/{config.yaml,provenance.json,results.json,results.md} "results/$name/$cell/"
+  done
 }
 sweep() { # NAME: configs/NAME.yaml's sweep (cmd/train); resumable, copies what is finished
   local name=$1 status=0
@@ -88,12 +92,7 @@ sweep() { # NAME: configs/NAME.yaml's sweep (cmd/train); resumable, copies what 
   "$bin" -config "configs/$name.yaml" -out "$WORK/$name" >/dev/null || status=$?
   mkdir -p "results/$name"
   cp "$WORK/$name"/sweep.{md,json,yaml} "results/$name/" 2>/dev/null || true
-  for d in "$WORK/$name"/baseline "$WORK/$name"/baseline/*/ "$WORK/$name"/points/*/; do
-    [ -f "$d/results.json" ] || continue
-    local cell=${d#"$WORK/$name/"}; cell=${cell%/}
-    mkdir -p "results/$name/$cell"
-    cp "$d"/{config.yaml,provenance.json,results.json,results.md} "results/$name/$cell/"
-  done
+  copy_cells "$name" "$WORK/$name"/baseline "$WORK/$name"/baseline/*/ "$WORK/$name"/points/*/
   return $status
 }
 sweeps() { # the sensitivity sweeps (configs/sweep-*.yaml), cheapest first; long: see the README's "Sweeps"

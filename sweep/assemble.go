@@ -406,8 +406,8 @@ func (r *Result) Write(dir string) error {
 	if err != nil {
 		return fmt.Errorf("sweep.json: %w", err)
 	}
-	if err := writeAtomic(filepath.Join(dir, "sweep.json"), append(b, '\n')); err != nil {
+	if err := table.WriteAtomic(filepath.Join(dir, "sweep.json"), append(b, '\n')); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, "sweep.md"), []byte(r.Markdown()))
+	return table.WriteAtomic(filepath.Join(dir, "sweep.md"), []byte(r.Markdown()))
 }

@@ -105,7 +105,7 @@ func writeBase(p *Plan, dir string) error {
 	if err := train.WriteConfig(&b, &cfg); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	return writeAtomic(filepath.Join(dir, "sweep.yaml"), b.Bytes())
+	return table.WriteAtomic(filepath.Join(dir, "sweep.yaml"), b.Bytes())
 }
 
 // PrintPlan writes the plan's cells as a markdown table, with the state
@@ -168,16 +168,4 @@ func PrintPlan(w io.Writer, p *Plan, dir string) {
 		fmt.Fprintf(w, " At the finished cells' %.1f s per run, the rest takes about %s.", doneSeconds/float64(doneRuns), table.Minutes(doneSeconds/float64(doneRuns)*float64(leftRuns)))
 	}
 	fmt.Fprintln(w)
-}
-
-// writeAtomic writes a file through a temporary file and a rename.
-func writeAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -261,15 +261,15 @@ func (t *GraphTable) Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
+	if err := WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
+	return WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
 }
 
-// writeAtomic writes a file through a temporary file and a rename, so an
+// WriteAtomic writes a file through a temporary file and a rename, so an
 // interrupted write leaves the old file.
-func writeAtomic(path string, b []byte) error {
+func WriteAtomic(path string, b []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
