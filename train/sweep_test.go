@@ -58,3 +58,30 @@ func TestSweepSectionValidation(t *testing.T) {
 		})
 	}
 }
+
+// PairBySeed pairs by seed whatever the order, over the common seeds only,
+// with eval.PairedTTest's numbers.
+func TestPairBySeed(t *testing.T) {
+	e := ResultEntry{Sampler: "bs", Seeds: []uint64{0, 1, 2, 3}, PerSeed: []float64{71, 72, 74, 99}}
+	base := ResultEntry{Sampler: "uniform", Seeds: []uint64{2, 0, 1}, PerSeed: []float64{72, 70, 71}}
+	p := PairBySeed(e, base)
+	if p == nil || p.N != 3 || p.Baseline != "uniform" || p.MeanDiff != (1+1+2)/3.0 {
+		t.Fatalf("PairBySeed = %+v", p)
+	}
+	// The same pairs in order: 71-70, 72-71, 74-72.
+	same := PairBySeed(ResultEntry{Seeds: []uint64{0, 1, 2}, PerSeed: []float64{71, 72, 74}}, ResultEntry{Sampler: "uniform", Seeds: []uint64{0, 1, 2}, PerSeed: []float64{70, 71, 72}})
+	if same == nil || same.T != p.T || same.P != p.P {
+		t.Errorf("by seed %+v, in order %+v", p, same)
+	}
+	for _, tt := range []struct {
+		name string
+		e    ResultEntry
+	}{
+		{"one common seed", ResultEntry{Seeds: []uint64{1, 9}, PerSeed: []float64{1, 2}}},
+		{"all equal", ResultEntry{Seeds: []uint64{0, 1}, PerSeed: []float64{70, 71}}},
+	} {
+		if p := PairBySeed(tt.e, base); p != nil {
+			t.Errorf("%s: %+v, want nil", tt.name, p)
+		}
+	}
+}
