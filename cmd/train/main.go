@@ -268,6 +268,9 @@ func runSweep(path string, sets []string, dir string, f sweepFlags) error {
 		sweep.PrintPlan(os.Stdout, plan, dir)
 		return nil
 	case f.assemble:
+		if _, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("-assemble: %w (run the sweep first, or give its -out)", err)
+		}
 		r := sweep.Read(plan, dir)
 		if err := r.Write(dir); err != nil {
 			return err
