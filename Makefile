@@ -69,8 +69,9 @@ table-graphs:
 	$(GO) run ./cmd/table -out $(OUT)/table-graphs
 
 ## results: regenerate the recorded runs behind the README (results/; hours on 2 cores: see results/README.md)
-.PHONY: results results-graphs results-mvgrl results-published results-text results-vision results-fashion results-table-graphs
+.PHONY: results results-graphs results-mvgrl results-published results-text results-vision results-fashion results-table-graphs results-sweeps
 results:
 	scripts/regenerate-results.sh all
-results-graphs results-mvgrl results-published results-text results-vision results-fashion results-table-graphs:
+## results-sweeps: the sensitivity sweeps of configs/sweep-*.yaml into results/sweep-* (resumable; many hours: see the README's "Sweeps")
+results-graphs results-mvgrl results-published results-text results-vision results-fashion results-table-graphs results-sweeps:
 	scripts/regenerate-results.sh $(subst results-,,$@)

@@ -2,7 +2,7 @@
 # Regenerates the recorded runs behind the README's tables into results/NAME
 # (config.yaml, provenance.json, results.json, results.md, plots/; the large
 # metrics.jsonl, checkpoints and embeddings are left in $WORK).
-#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|all
+#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|sweeps|all
 # Runs one experiment at a time; a finished one is not run again (delete
 # results/NAME to redo it). Long: see the README for the time of each table.
 set -euo pipefail
@@ -71,16 +71,39 @@ table_graphs() { # the whole graph table (cmd/table); resumable, copies what is 
   "$WORK/table" -out "$WORK/table-graphs" >/dev/null || status=$?
   mkdir -p results/table-graphs
   cp "$WORK/table-graphs"/table.{md,json} results/table-graphs/ 2>/dev/null || true
-  for d in "$WORK/table-graphs"/*/*/; do
-    [ -f "$d/results.json" ] || continue
-    local cell=${d#"$WORK/table-graphs/"}; cell=${cell%/}
-    mkdir -p "results/table-graphs/$cell"
-    cp "$d"/{config.yaml,provenance.json,results.json,results.md} "results/table-graphs/$cell/"
-  done
+  copy_cells table-graphs "$WORK/table-graphs"/*/*/
   return $status
+}
+copy_cells() { # NAME DIR...: the finished run directories among DIR... into results/NAME/ (their path below $WORK/NAME)
+  local name=$1 d cell; shift
+  for d in "$@"; do
+    [ -f "$d/results.json" ] || continue
+    cell=${d#"$WORK/$name/"}; cell=${cell%/}
+    mkdir -p "results/$name/$cell"
+    cp "$d"/{config.yaml,provenance.json,results.json,results.md} "results/$name/$cell/"
+  done
+}
+sweep() { # NAME: configs/NAME.yaml's sweep (cmd/train); resumable, copies what is finished
+  local name=$1 status=0
+  if [ -f "results/$name/sweep.json" ] && ! grep -q '"failed"' "results/$name/sweep.json"; then
+    echo "results/$name: done"; return
+  fi
+  echo "$(date +%T) $name"
+  "$bin" -config "configs/$name.yaml" -out "$WORK/$name" >/dev/null || status=$?
+  mkdir -p "results/$name"
+  cp "$WORK/$name"/sweep.{md,json,yaml} "results/$name/" 2>/dev/null || true
+  copy_cells "$name" "$WORK/$name"/baseline "$WORK/$name"/baseline/*/ "$WORK/$name"/points/*/
+  return $status
+}
+sweeps() { # the sensitivity sweeps (configs/sweep-*.yaml), cheapest first; long: see the README's "Sweeps"
+  for name in sweep-t-imdb-b sweep-published-switches-imdb-b sweep-b-imdb-b sweep-m-alpha-imdb-b \
+    sweep-t-collab sweep-b-collab sweep-m-alpha-collab sweep-m-alpha-stsb sweep-m-alpha-cifar10-subset; do
+    sweep "$name"
+  done
 }
 case "${1:-all}" in
   graphs) graphs ;; mvgrl) mvgrl ;; published) published ;; table-graphs) table_graphs ;; text) text ;; vision) vision ;; fashion) fashion ;;
+  sweeps) sweeps ;;
   all) graphs; text; vision; fashion ;;
-  *) echo "usage: $0 graphs|mvgrl|published|text|vision|fashion|table-graphs|all" >&2; exit 2 ;;
+  *) echo "usage: $0 graphs|mvgrl|published|text|vision|fashion|table-graphs|sweeps|all" >&2; exit 2 ;;
 esac

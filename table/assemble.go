@@ -173,11 +173,11 @@ func (t *GraphTable) Markdown() string {
 				b.WriteString(" – |")
 				continue
 			}
-			fmt.Fprintf(&b, " %s (train %s, eval %s) |", minutes(train+ev), minutes(train), minutes(ev))
+			fmt.Fprintf(&b, " %s (train %s, eval %s) |", Minutes(train+ev), Minutes(train), Minutes(ev))
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", minutes(t.ComputeSeconds), t.Provenance.GOMAXPROCS, minutes(t.WallSeconds))
+	fmt.Fprintf(&b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", Minutes(t.ComputeSeconds), t.Provenance.GOMAXPROCS, Minutes(t.WallSeconds))
 	if len(t.Sets) > 0 {
 		fmt.Fprintf(&b, "\nOverrides applied to every cell: `%s`.\n", strings.Join(t.Sets, "` `"))
 	}
@@ -226,7 +226,7 @@ func (t *GraphTable) cellText(blk, smp, d string) string {
 	}
 	s := fmt.Sprintf("%.2f±%.2f [%s]", e.Mean, e.Std, paper)
 	if c := e.Paired; c != nil && !math.IsNaN(c.P) {
-		diff := fmt.Sprintf("%+.2f, p %s", c.MeanDiff, pText(c.P))
+		diff := fmt.Sprintf("%+.2f, p %s", c.MeanDiff, PText(c.P))
 		if c.P < 0.05 {
 			diff = "**" + diff + "**"
 		}
@@ -235,9 +235,9 @@ func (t *GraphTable) cellText(blk, smp, d string) string {
 	return s
 }
 
-// pText formats a p-value with two significant digits where it is small
+// PText formats a p-value with two significant digits where it is small
 // (0.31, 0.049, 0.0012, < 0.0001).
-func pText(p float64) string {
+func PText(p float64) string {
 	switch {
 	case p < 1e-4:
 		return "< 0.0001"
@@ -247,8 +247,8 @@ func pText(p float64) string {
 	return fmt.Sprintf("%.2f", p)
 }
 
-// minutes formats seconds as "12.3 min" (or "45 s" below a minute).
-func minutes(s float64) string {
+// Minutes formats seconds as "12.3 min" (or "45 s" below a minute).
+func Minutes(s float64) string {
 	if s < 60 {
 		return fmt.Sprintf("%.0f s", s)
 	}
@@ -261,15 +261,15 @@ func (t *GraphTable) Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
+	if err := WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
+	return WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
 }
 
-// writeAtomic writes a file through a temporary file and a rename, so an
+// WriteAtomic writes a file through a temporary file and a rename, so an
 // interrupted write leaves the old file.
-func writeAtomic(path string, b []byte) error {
+func WriteAtomic(path string, b []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -60,14 +60,15 @@ func PaperGraph(block, sampler, dataset string) (Reported, bool) {
 		if d != dataset {
 			continue
 		}
-		r, err := parseReported(cells[i])
+		r, err := ParseReported(cells[i])
 		return r, err == nil
 	}
 	return Reported{}, false
 }
 
-// parseReported parses "70.90±0.53" or "85.08"; "-" is an error.
-func parseReported(s string) (Reported, error) {
+// ParseReported parses a number as the paper prints it: "70.90±0.53",
+// "71.90±.46" or "85.08" (no std); "-" is an error.
+func ParseReported(s string) (Reported, error) {
 	m, sd, hasStd := strings.Cut(s, "±")
 	mean, err := strconv.ParseFloat(m, 64)
 	if err != nil {

@@ -58,6 +58,10 @@ type Config struct {
 	// ExportEmbeddings writes the frozen evaluation embeddings and labels of
 	// every run as NumPy .npy files under DIR/embeddings/.
 	ExportEmbeddings bool `yaml:"export_embeddings"`
+	// Sweep makes the config a sweep: one experiment per point, each
+	// compared with a baseline sampler (see SweepConfig; package sweep
+	// runs it). Nil for an ordinary experiment.
+	Sweep *SweepConfig `yaml:"sweep,omitempty"`
 }
 
 // DataConfig says where the dataset comes from.
@@ -280,6 +284,12 @@ func ParseConfig(src []byte, sets []string) (Config, error) {
 	return parseConfig(src, "config", sets)
 }
 
+// ParseNamedConfig is ParseConfig with the name errors give the document
+// (a file path).
+func ParseNamedConfig(src []byte, name string, sets []string) (Config, error) {
+	return parseConfig(src, name, sets)
+}
+
 func parseConfig(src []byte, name string, sets []string) (Config, error) {
 	doc, err := yamlcfg.Parse(src, name, sets)
 	if err != nil {
@@ -430,6 +440,9 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Sprintf("samplers: two samplers are named %q; give them distinct labels", s.DisplayName()))
 		}
 		labels[s.DisplayName()] = true
+	}
+	if c.Sweep != nil {
+		errs = append(errs, c.Sweep.problems(c)...)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid config:\n  %s", strings.Join(errs, "\n  "))

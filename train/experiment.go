@@ -126,6 +126,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Sweep != nil {
+		return nil, fmt.Errorf("config %s has a sweep: section: it is one experiment per point; run it with package sweep (go run ./cmd/train -config FILE does)", cfg.Name)
+	}
 	dir := opt.OutDir
 	cfgPath := filepath.Join(dir, "config.yaml")
 	if !opt.Resume {

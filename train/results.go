@@ -152,21 +152,46 @@ func summarize(cfg *Config, ds Dataset, runs []RunResult) *Results {
 		base := res.Results[0]
 		for i := 1; i < len(res.Results); i++ {
 			e := &res.Results[i]
-			if len(e.PerSeed) != len(base.PerSeed) || len(e.PerSeed) < 2 {
+			if len(e.PerSeed) != len(base.PerSeed) {
 				continue
 			}
-			t, p, err := eval.PairedTTest(e.PerSeed, base.PerSeed)
-			if err != nil {
-				continue
-			}
-			d := 0.0
-			for j := range e.PerSeed {
-				d += e.PerSeed[j] - base.PerSeed[j]
-			}
-			e.Comparison = &Paired{Baseline: base.Sampler, MeanDiff: d / float64(len(e.PerSeed)), T: t, P: p, N: len(e.PerSeed)}
+			e.Comparison = PairBySeed(*e, base)
 		}
 	}
 	return res
+}
+
+// PairBySeed compares e with base over the seeds both have, in e's order
+// (a seed gives every sampler of a config the same initialisation and the
+// same evaluation folds, so the pairs are matched): the mean of the
+// per-seed differences e − base and the two-sided paired t-test
+// (eval.PairedTTest). It returns nil when fewer than two seeds are common
+// or the test is undefined (every difference zero).
+func PairBySeed(e, base ResultEntry) *Paired {
+	at := make(map[uint64]int, len(base.Seeds))
+	for j, s := range base.Seeds {
+		if j < len(base.PerSeed) {
+			at[s] = j
+		}
+	}
+	var a, b []float64
+	for i, s := range e.Seeds {
+		if j, ok := at[s]; ok && i < len(e.PerSeed) {
+			a, b = append(a, e.PerSeed[i]), append(b, base.PerSeed[j])
+		}
+	}
+	if len(a) < 2 {
+		return nil
+	}
+	t, p, err := eval.PairedTTest(a, b)
+	if err != nil {
+		return nil
+	}
+	d := 0.0
+	for j := range a {
+		d += a[j] - b[j]
+	}
+	return &Paired{Baseline: base.Sampler, MeanDiff: d / float64(len(a)), T: t, P: p, N: len(a)}
 }
 
 // Markdown renders the results as the paper's tables do (mean±std).

@@ -17,6 +17,20 @@
 // data.* overrides (data.root, data.name, data.path, ...) — as an N×d
 // float32 NumPy array to -o FILE.npy, and the labels, when the split has
 // any, to FILE_labels.npy (int64).
+//
+// A config with a sweep: section (package sweep) is a sweep: one cell per
+// point plus the baseline's, each an ordinary run directory under -out
+// (default runs/<name>, so that the same command continues an interrupted
+// sweep), then -out/sweep.md and sweep.json:
+//
+//	go run ./cmd/train -config configs/sweep-t-imdb-b.yaml -plan   # the cells, their runs and state; nothing runs
+//	go run ./cmd/train -config configs/sweep-t-imdb-b.yaml [-set seeds=[0,1]] [-out DIR]
+//	go run ./cmd/train -config configs/sweep-t-imdb-b.yaml -assemble  # sweep.md from the cells finished so far
+//	go run ./cmd/train -resume DIR                      # DIR/sweep.yaml: the same sweep again
+//
+// -rerun runs again the cells whose directory holds another config (moved
+// aside to CELL.replaced-TIME); without it they stop the sweep. -root DIR
+// is -set data.root=DIR.
 package main
 
 import (
@@ -38,6 +52,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/batchsampler-go/batchsampler/internal/progress"
+	"github.com/batchsampler-go/batchsampler/sweep"
+	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -73,6 +89,10 @@ func run(args []string) (err error) {
 	npyOut := fs.String("o", "", "with -embed: the output `FILE.npy` (N×d float32; labels to FILE_labels.npy)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole command to `FILE` (go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a heap profile (live and allocated memory) at the end of the command to `FILE`")
+	root := fs.String("root", "", "data root: the same as -set data.root=`DIR`")
+	planOnly := fs.Bool("plan", false, "sweep: list the cells, their runs and what is finished in -out, and exit")
+	rerun := fs.Bool("rerun", false, "sweep: run again the cells whose directory holds another config (moved aside)")
+	assemble := fs.Bool("assemble", false, "sweep: run nothing; write sweep.md and sweep.json from the cells finished so far")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable; value in YAML syntax)")
 	if err := fs.Parse(args); err != nil {
@@ -94,6 +114,9 @@ func run(args []string) (err error) {
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q: expected flags only", fs.Args())
+	}
+	if *root != "" {
+		sets = append(setFlags{"data.root=" + *root}, sets...)
 	}
 	for _, name := range []string{"split", "repr", "o"} {
 		if given[name] && *embed == "" {
@@ -130,15 +153,28 @@ func run(args []string) (err error) {
 		cfg train.Config
 		dir = *out
 	)
+	sw := sweepFlags{plan: *planOnly, rerun: *rerun, assemble: *assemble}
 	switch {
 	case *resume != "":
 		if *cfgPath != "" || len(sets) > 0 {
 			return errors.New("-resume takes the config saved in the run directory; do not combine it with -config or -set")
 		}
 		dir = *resume
+		if isSweepDir(dir) {
+			return runSweep(filepath.Join(dir, "sweep.yaml"), nil, dir, sw)
+		}
 		cfg, err = train.LoadConfig(filepath.Join(dir, "config.yaml"), nil)
 	case *cfgPath != "":
 		cfg, err = train.LoadConfig(*cfgPath, sets)
+		if err == nil && cfg.Sweep != nil {
+			if *printCfg {
+				return train.WriteConfig(os.Stdout, &cfg)
+			}
+			if dir == "" {
+				dir = filepath.Join("runs", cfg.Name)
+			}
+			return runSweep(*cfgPath, sets, dir, sw)
+		}
 	default:
 		cfg, err = train.ParseConfig(defaultConfig, sets)
 		if err != nil {
@@ -147,6 +183,9 @@ func run(args []string) (err error) {
 	}
 	if err != nil {
 		return err
+	}
+	if sw.plan || sw.rerun || sw.assemble {
+		return errors.New("-plan, -rerun and -assemble go with a config that has a sweep: section")
 	}
 	if *printCfg {
 		return train.WriteConfig(os.Stdout, &cfg)
@@ -260,4 +299,59 @@ func writeProfile(path string, write func(w io.Writer, debug int) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// sweepFlags are the flags that apply to a sweep only.
+type sweepFlags struct{ plan, rerun, assemble bool }
+
+// isSweepDir reports whether dir is a sweep's directory (sweep.yaml, and
+// no config.yaml of a run).
+func isSweepDir(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err == nil {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(dir, "sweep.yaml"))
+	return err == nil
+}
+
+// runSweep expands the sweep config at path (package sweep) and prints its
+// plan, assembles what is finished in dir, or runs it there.
+func runSweep(path string, sets []string, dir string, f sweepFlags) error {
+	plan, err := sweep.Load(path, sets)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.plan:
+		sweep.PrintPlan(os.Stdout, plan, dir)
+		return nil
+	case f.assemble:
+		if _, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("-assemble: %w (run the sweep first, or give its -out)", err)
+		}
+		r := sweep.Read(plan, dir)
+		if err := r.Write(dir); err != nil {
+			return err
+		}
+		fmt.Println(r.Markdown())
+		fmt.Fprintf(os.Stderr, "sweep: %s\n", filepath.Join(dir, "sweep.md"))
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	tty := term.IsTerminal(int(os.Stderr.Fd()))
+	fmt.Fprintf(os.Stderr, "sweep directory: %s (%d cells, %d runs)\n", dir, len(plan.Cells()), plan.Runs())
+	r, err := sweep.Run(ctx, plan, sweep.RunOptions{Dir: dir, Rerun: f.rerun,
+		Log:         func(msg string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), msg) },
+		ObserverFor: func(c table.Cell) train.Observer { return progress.Observer(tty, c.Block+" ") },
+	})
+	if errors.Is(err, train.ErrInterrupted) {
+		return fmt.Errorf("%w: continue with the same command (or go run ./cmd/train -resume %s)", err, dir)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Println(r.Markdown())
+	fmt.Fprintf(os.Stderr, "sweep: %s\n", filepath.Join(dir, "sweep.md"))
+	return nil
 }

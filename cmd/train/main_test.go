@@ -156,3 +156,71 @@ func TestProfiles(t *testing.T) {
 		t.Errorf("unwritable -memprofile: error %v, want one naming -memprofile", err)
 	}
 }
+
+// A config with a sweep: section runs as a sweep: -plan runs nothing, the
+// sweep writes sweep.md, -resume DIR and -assemble read it again, and the
+// sweep flags are refused with an ordinary config.
+func TestSweepCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 6 tiny runs")
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "sweep.yaml")
+	writeFile(t, cfg, `name: tiny-sweep
+modality: graph
+data:
+  source: synthetic
+  synthetic: {graphs: 90, classes: 3, min_nodes: 8, max_nodes: 14, node_labels: 2, noise: 0.1, seed: 3}
+model: {kind: gin, hidden: 8, layers: 2}
+loss: {kind: infonce, form: graphcl, temperature: 0.2}
+samplers:
+  - {kind: uniform}
+  - {kind: batchsampler, m: 40, k: 10, alpha: {start: 0.2, end: 0.05}, refresh_every: 3}
+train: {epochs: 2, batch_size: 32, lr: 0.01}
+eval: {kind: svm, folds: 3, inner_folds: 2, cs: [0.1, 10]}
+seeds: [0, 1]
+sweep:
+  baseline: uniform
+  axes:
+    - key: samplers[1].refresh_every
+      name: t
+      values: [2, 4]
+`)
+	out := filepath.Join(dir, "out")
+	if err := run([]string{"-config", cfg, "-out", out, "-plan"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("-plan made the sweep directory")
+	}
+	if err := run([]string{"-config", cfg, "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "sweep.md"))
+	if err != nil || !strings.Contains(string(md), "| t | 2 | 4 |") {
+		t.Fatalf("sweep.md (%v):\n%s", err, md)
+	}
+	for _, d := range []string{"baseline", "points/t=2", "points/t=4"} {
+		if _, err := os.Stat(filepath.Join(out, d, "results.json")); err != nil {
+			t.Errorf("cell %s: %v", d, err)
+		}
+	}
+	os.Remove(filepath.Join(out, "sweep.md"))
+	if err := run([]string{"-resume", out}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := os.ReadFile(filepath.Join(out, "sweep.md"))
+	cut := func(b []byte) string { s, _, _ := strings.Cut(string(b), "### Compute"); return s }
+	if err != nil || cut(again) != cut(md) {
+		t.Errorf("-resume of a finished sweep changed sweep.md (%v):\n%s\nvs\n%s", err, again, md)
+	}
+	if err := run([]string{"-config", cfg, "-out", out, "-assemble"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"-config", cfg, "-out", out, "-set", "train.lr=0.02"}); err == nil || !strings.Contains(err.Error(), "-rerun") {
+		t.Errorf("a changed config: %v", err)
+	}
+	if err := run([]string{"-plan"}); err == nil || !strings.Contains(err.Error(), "go with a config that has a sweep: section") {
+		t.Errorf("-plan with the embedded default: %v", err)
+	}
+}

@@ -22,6 +22,7 @@ var (
 	}]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 	durationType        = reflect.TypeFor[time.Duration]()
+	nodeType            = reflect.TypeFor[yaml.Node]()
 )
 
 // checker walks the document alongside the Go type it decodes into.
@@ -88,6 +89,9 @@ func (c *checker) check(n *yaml.Node, v reflect.Value, t reflect.Type, path stri
 	}
 	if isNull(n) {
 		return nil // yaml.v3 leaves the value alone (or nils a pointer, slice or map)
+	}
+	if t == nodeType {
+		return nil // a yaml.Node takes any value, unchecked: its reader checks it
 	}
 	pt := reflect.PointerTo(t)
 	if pt.Implements(unmarshalerType) || pt.Implements(obsoleteUnmarshalerType) || pt.Implements(textUnmarshalerType) && n.Kind == yaml.ScalarNode {
@@ -399,6 +403,9 @@ func describeShort(t reflect.Type) string {
 	}
 	if t == durationType {
 		return "a duration"
+	}
+	if t == nodeType {
+		return "a value"
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:

@@ -322,3 +322,24 @@ func (d *Doc) defaultsAt(dst reflect.Value, i int, segs []seg) (*yaml.Node, erro
 	}
 	return &n, nil
 }
+
+// SetString writes the override "key=value" that sets key to the YAML
+// value v, v in flow style ({schedule: linear, start: 0.2}): what a
+// program that holds a value as a node (a sweep's axis) hands to Parse
+// beside the command line's -set overrides, so that both go through the
+// same path, type checks and error messages.
+func SetString(key string, v *yaml.Node) (string, error) {
+	if v == nil {
+		return "", fmt.Errorf("%s: no value", key)
+	}
+	n := copyNode(v)
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	flow(n)
+	b, err := yaml.Marshal(n)
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot write the value: %w", key, err)
+	}
+	return key + "=" + strings.TrimSuffix(string(b), "\n"), nil
+}

@@ -632,3 +632,65 @@ func TestAliasBomb(t *testing.T) {
 		t.Error("a list containing itself decoded")
 	}
 }
+
+// A yaml.Node field takes any value (scalar, list or mapping) as it is
+// written, with -set overrides applied; the keys around it stay strict.
+func TestNodeFieldsTakeAnyValue(t *testing.T) {
+	type axis struct {
+		Key    string               `yaml:"key"`
+		Values []yaml.Node          `yaml:"values"`
+		Set    map[string]yaml.Node `yaml:"set"`
+	}
+	type doc struct {
+		Axes []axis `yaml:"axes"`
+	}
+	src := "axes:\n  - key: a.b\n    values: [1, {schedule: linear, start: 0.2}, [x, y], \"500\"]\n    set:\n      samplers[1].m: 3\n"
+	d, err := Parse([]byte(src), "x.yaml", []string{"axes[0].values[0]=abc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v doc
+	if err := d.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	vals := v.Axes[0].Values
+	if len(vals) != 4 || vals[0].Value != "abc" || vals[1].Kind != yaml.MappingNode || vals[2].Kind != yaml.SequenceNode || vals[3].Value != "500" || vals[3].ShortTag() != "!!str" {
+		t.Errorf("values decoded as %+v", vals)
+	}
+	if n := v.Axes[0].Set["samplers[1].m"]; n.Value != "3" {
+		t.Errorf("set: %+v", v.Axes[0].Set)
+	}
+	d, err = Parse([]byte("axes:\n  - {key: a.b, valuez: [1]}\n"), "x.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Decode(&v); err == nil || !strings.Contains(err.Error(), "axes[0].valuez (line 2): unknown key") {
+		t.Errorf("unknown key beside the nodes: %v", err)
+	}
+}
+
+// SetString gives an override that Parse reads back to the same value.
+func TestSetString(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"500", "samplers[1].m=500"},
+		{"\"500\"", `samplers[1].m="500"`},
+		{"{schedule: linear, start: 0.2, end: 0.05}", "samplers[1].m={schedule: linear, start: 0.2, end: 0.05}"},
+		{"start: 0.2\nend: 0.05\n", "samplers[1].m={start: 0.2, end: 0.05}"},
+		{"[1, 2]", "samplers[1].m=[1, 2]"},
+	} {
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(tt.src), &n); err != nil {
+			t.Fatal(err)
+		}
+		got, err := SetString("samplers[1].m", &n)
+		if err != nil || got != tt.want {
+			t.Errorf("SetString(%q) = %q, %v; want %q", tt.src, got, err, tt.want)
+		}
+		if _, err := parseOverride(got); err != nil {
+			t.Errorf("%q does not parse back: %v", got, err)
+		}
+	}
+	if _, err := SetString("a", nil); err == nil {
+		t.Error("SetString of no value succeeded")
+	}
+}
