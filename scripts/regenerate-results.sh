@@ -2,7 +2,7 @@
 # Regenerates the recorded runs behind the README's tables into results/NAME
 # (config.yaml, provenance.json, results.json, results.md, plots/; the large
 # metrics.jsonl, checkpoints and embeddings are left in $WORK).
-#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|sweeps|all
+#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|sweeps [NAME...]|all
 # Runs one experiment at a time; a finished one is not run again (delete
 # results/NAME to redo it). Long: see the README for the time of each table.
 set -euo pipefail
@@ -95,15 +95,19 @@ sweep() { # NAME: configs/NAME.yaml's sweep (cmd/train); resumable, copies what 
   copy_cells "$name" "$WORK/$name"/baseline "$WORK/$name"/baseline/*/ "$WORK/$name"/points/*/
   return $status
 }
-sweeps() { # the sensitivity sweeps (configs/sweep-*.yaml), cheapest first; long: see the README's "Sweeps"
-  for name in sweep-t-imdb-b sweep-published-switches-imdb-b sweep-b-imdb-b sweep-m-alpha-imdb-b \
-    sweep-t-collab sweep-b-collab sweep-m-alpha-collab sweep-m-alpha-stsb sweep-m-alpha-cifar10-subset; do
+sweeps() { # [NAME...]: the sensitivity sweeps (configs/sweep-*.yaml; default all, cheapest first); long: see the README's "Sweeps"
+  local names=("$@")
+  if [ ${#names[@]} -eq 0 ]; then
+    names=(sweep-t-imdb-b sweep-published-switches-imdb-b sweep-b-imdb-b sweep-m-alpha-imdb-b
+      sweep-t-collab sweep-b-collab sweep-m-alpha-collab sweep-m-alpha-stsb sweep-m-alpha-cifar10-subset)
+  fi
+  for name in "${names[@]}"; do
     sweep "$name"
   done
 }
 case "${1:-all}" in
   graphs) graphs ;; mvgrl) mvgrl ;; published) published ;; table-graphs) table_graphs ;; text) text ;; vision) vision ;; fashion) fashion ;;
-  sweeps) sweeps ;;
+  sweeps) shift; sweeps "$@" ;;
   all) graphs; text; vision; fashion ;;
   *) echo "usage: $0 graphs|mvgrl|published|text|vision|fashion|table-graphs|sweeps|all" >&2; exit 2 ;;
 esac
