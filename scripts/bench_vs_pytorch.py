@@ -1,0 +1,1016 @@
+#!/usr/bin/python3
+"""The Go framework and PyTorch side by side, interleaved, on the same work
+(issue 15; `make bench-vs-pytorch`; not part of `make test` or CI).
+
+Two workloads, each run on both sides:
+
+  GraphCL step: 128 NCI1 graphs × 2 views (view 1 the graphs, view 2
+    GraphCL's random choice of node dropping 10%, edge removal 10%, subgraph
+    20%, attribute masking 10%), GIN 3 × 32 (GINConv with Linear-ReLU-Linear,
+    then ReLU and BatchNorm; sum pooling of every layer, concatenated: 96-d),
+    head Linear(96,96)-ReLU-Linear(96,96), GraphCL's InfoNCE (one direction,
+    positive outside the denominator, τ = 0.2), backward, Adam lr 0.01.
+  SimCLR step: 128 images of the shared CIFAR-10 subset × 2 views (random
+    resized crop 0.08-1, flip 0.5, colour jitter 0.4/0.4/0.4/0.1 with p 0.8,
+    grayscale 0.2, normalisation), CIFAR ResNet-14 (3×3 stem of 16, stages
+    16/32/64 of two BasicBlocks, BatchNorm), head 64-64-128, NT-Xent τ = 0.5,
+    backward, Adam lr 1e-3.
+
+The Go side is `go test ./train -bench VsTorch` (train/vstorch_bench_test.go);
+this script builds that test binary once and runs it. The PyTorch side is
+written here with plain torch ops (no PyG, no torchvision): GIN aggregation
+and pooling with index_add_, the image augmentation as batched tensor ops.
+Rounds alternate the sides (Go first in even rounds, PyTorch first in odd
+ones), each side with its own fresh model, untimed warm-up steps, then timed
+steps; a repetition's figure is the mean over its timed steps. The table
+gives min–max over rounds and the per-round ratios.
+
+Checks that both sides compute the same thing: every run compares the
+parameter names and shapes (and counts) of the two GINs and the two
+ResNet-14s, the ResNet's forward FLOPs per image, and the mean node and
+edge counts of both views' graph batches. The image augmentation
+(apply_views), given the same per-image draws, was checked once against
+augment.ResizeCrop, HorizontalFlip, ApplyJitter and Grayscale with a
+throwaway Go program: largest difference 8.3e-7 over 256 CIFAR images.
+
+PyTorch's OpenMP threads run with OMP_WAIT_POLICY=passive unless
+--omp-wait-policy or the environment says otherwise (see _omp_wait_policy).
+
+Usage (Debian's python3-torch; 2 threads on both sides by default):
+  /usr/bin/python3 scripts/bench_vs_pytorch.py            # 5 rounds
+  /usr/bin/python3 scripts/bench_vs_pytorch.py --quick    # 1 round, few steps
+Writes runs/bench-vs-pytorch/<time>/results.md and results.json.
+"""
+import argparse
+import datetime
+import glob
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def die(msg):
+    print("bench_vs_pytorch: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def _omp_wait_policy():
+    """OMP_WAIT_POLICY for PyTorch's OpenMP threads, fixed before torch loads
+    its OpenMP runtime: --omp-wait-policy, else the environment's, else
+    passive. With libgomp's default (spin, then sleep) a thread waiting at
+    the end of a parallel region spins while the other is descheduled: with
+    other jobs on the cores a 2-thread GIN step measured 530-1530 ms instead
+    of 22 ms."""
+    for i, arg in enumerate(sys.argv):
+        if arg.startswith("--omp-wait-policy="):
+            return arg.split("=", 1)[1]
+        if arg == "--omp-wait-policy" and i + 1 < len(sys.argv):
+            return sys.argv[i + 1]
+    return os.environ.get("OMP_WAIT_POLICY") or "passive"
+
+
+os.environ["OMP_WAIT_POLICY"] = _omp_wait_policy()
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError as e:
+    die("needs numpy and PyTorch, which %s cannot import (%s). Run it with Debian's "
+        "/usr/bin/python3 (apt-get install python3-torch python3-numpy) or any Python "
+        "that has torch." % (sys.executable, e))
+
+
+# ---------------------------------------------------------------- data
+
+
+def data_root(arg):
+    """The data root: --data, else $BATCHSAMPLER_DATA, else ../shared/data
+    beside the repository (what the Go side uses too)."""
+    if arg:
+        return os.path.abspath(arg), "--data"
+    env = os.environ.get("BATCHSAMPLER_DATA")
+    if env:
+        return os.path.abspath(env), "$BATCHSAMPLER_DATA"
+    return os.path.abspath(os.path.join(REPO, "..", "shared", "data")), "../shared/data beside the repository"
+
+
+def need_file(path, what, root, how):
+    if not os.path.isfile(path):
+        die("%s not found: expected the file %s (data root %s from %s). "
+            "Set BATCHSAMPLER_DATA or --data to the directory holding tu/NCI1/ and cifar10/."
+            % (what, path, root, how))
+
+
+def read_ints(path):
+    with open(path) as f:
+        txt = f.read().replace(",", " ")
+    try:
+        return np.array(txt.split(), dtype=np.int64)
+    except ValueError as e:
+        die("%s: expected integers (%s)" % (path, e))
+
+
+def read_tu(root, how, name="NCI1"):
+    """Reads a TU dataset as the Go reader does: undirected edges stored once
+    with u <= v, duplicates removed, node labels shifted to 0..L-1 and
+    one-hot encoded (GraphCL's features for a labelled dataset)."""
+    d = os.path.join(root, "tu", name)
+    files = {k: os.path.join(d, "%s_%s.txt" % (name, k)) for k in
+             ("A", "graph_indicator", "graph_labels", "node_labels")}
+    for k, p in files.items():
+        need_file(p, "%s's TU file %s_%s.txt" % (name, name, k), root, how)
+    ind = read_ints(files["graph_indicator"]) - 1
+    glab = read_ints(files["graph_labels"])
+    nlab = read_ints(files["node_labels"])
+    a = read_ints(files["A"])
+    if a.size % 2:
+        die("%s: expected pairs 'u, v' (an odd count of integers)" % files["A"])
+    a = a.reshape(-1, 2) - 1
+    n_nodes, n_graphs = ind.size, glab.size
+    if nlab.size != n_nodes:
+        die("%s: %d lines, expected %d (one per line of %s)" % (files["node_labels"], nlab.size, n_nodes, files["graph_indicator"]))
+    if ind.min() != 0 or ind.max() != n_graphs - 1 or np.any(np.diff(ind) < 0):
+        die("%s: expected sorted graph ids 1..%d" % (files["graph_indicator"], n_graphs))
+    nlab = nlab - nlab.min()
+    n_labels = int(nlab.max()) + 1
+    start = np.searchsorted(ind, np.arange(n_graphs + 1))
+    u, v = np.minimum(a[:, 0], a[:, 1]), np.maximum(a[:, 0], a[:, 1])
+    key = np.unique(u * n_nodes + v)
+    u, v = key // n_nodes, key % n_nodes
+    eg = ind[u]
+    if np.any(eg != ind[v]):
+        die("%s: an edge joins two graphs" % files["A"])
+    estart = np.searchsorted(eg, np.arange(n_graphs + 1))
+    graphs = []
+    for g in range(n_graphs):
+        lo, hi = start[g], start[g + 1]
+        e = np.stack([u[estart[g]:estart[g + 1]] - lo, v[estart[g]:estart[g + 1]] - lo], 1)
+        x = np.zeros((hi - lo, n_labels), dtype=np.float32)
+        x[np.arange(hi - lo), nlab[lo:hi]] = 1
+        graphs.append(Graph(hi - lo, e, x))
+    return graphs, n_labels
+
+
+class Graph:
+    __slots__ = ("n", "edges", "x", "_nbrs")
+
+    def __init__(self, n, edges, x):
+        self.n, self.edges, self.x, self._nbrs = n, edges, x, None
+
+    def nbrs(self):
+        # Neighbour lists, built once per dataset graph (the Go side builds
+        # its CSR in every subgraph call; this favours PyTorch slightly).
+        if self._nbrs is None:
+            nb = [[] for _ in range(self.n)]
+            for a, b in self.edges.tolist():
+                if a != b:
+                    nb[a].append(b)
+                    nb[b].append(a)
+            self._nbrs = nb
+        return self._nbrs
+
+
+def read_cifar(root, how):
+    """The training files of the CIFAR-10 subset (data_batch_*.bin, sorted, as
+    data.ReadCIFAR10Dir reads them): N×3×32×32 float32 in [0,1]."""
+    d = os.path.join(root, "cifar10")
+    files = sorted(glob.glob(os.path.join(d, "data_batch_*.bin")))
+    if not files:
+        die("CIFAR-10 training files not found: expected %s (binary records of 1 label byte "
+            "+ 3072 pixel bytes; data root %s from %s)" % (os.path.join(d, "data_batch_*.bin"), root, how))
+    parts = []
+    for p in files:
+        raw = np.fromfile(p, dtype=np.uint8)
+        if raw.size == 0 or raw.size % 3073:
+            die("%s: %d bytes, expected a multiple of 3073 (CIFAR-10 records)" % (p, raw.size))
+        parts.append(raw.reshape(-1, 3073)[:, 1:])
+    px = np.concatenate(parts).reshape(-1, 3, 32, 32).astype(np.float32) / 255
+    mean = px.astype(np.float64).mean(axis=(0, 2, 3))
+    std = px.astype(np.float64).std(axis=(0, 2, 3))
+    return torch.from_numpy(px), torch.tensor(mean, dtype=torch.float32), torch.tensor(std, dtype=torch.float32), files
+
+
+# ---------------------------------------------------------------- graph views (augment/*.go)
+
+
+def count(n, ratio):
+    return min(max(int(math.floor(n * ratio * (1 + 1e-12))), 0), n)
+
+
+def induce(g, keep):
+    ids = np.cumsum(keep) - 1
+    e = g.edges
+    if e.size:
+        e = e[keep[e[:, 0]] & keep[e[:, 1]]]
+        e = ids[e]
+    return Graph(int(keep.sum()), e, g.x[keep])
+
+
+def node_drop(g, rng, ratio=0.1):
+    k = count(g.n, ratio)
+    if k == 0:
+        return Graph(g.n, g.edges.copy(), g.x.copy())
+    keep = np.zeros(g.n, dtype=bool)
+    keep[rng.choice(g.n, g.n - k, replace=False)] = True
+    return induce(g, keep)
+
+
+def edge_remove(g, rng, ratio=0.1):
+    m = len(g.edges)
+    k = count(m, ratio)
+    if k == 0:
+        return Graph(g.n, g.edges.copy(), g.x.copy())
+    keep = np.ones(m, dtype=bool)
+    keep[rng.choice(m, k, replace=False)] = False
+    return Graph(g.n, g.edges[keep], g.x.copy())
+
+
+def subgraph(g, rng, ratio=0.2):
+    # augment.Subgraph: grow from a random node, each time adding a node
+    # drawn uniformly from the current frontier, to ⌊n·ratio⌋ nodes.
+    n = g.n
+    target = max(1, count(n, ratio))
+    nb = g.nbrs()
+    start = int(rng.integers(n))
+    kept = np.zeros(n, dtype=bool)
+    kept[start] = True
+    queued = [False] * n
+    frontier = []
+    for w in nb[start]:
+        if not queued[w]:
+            queued[w] = True
+            frontier.append(w)
+    nk = 1
+    while nk < target and frontier:
+        i = int(rng.integers(len(frontier)))
+        v = frontier[i]
+        frontier[i] = frontier[-1]
+        frontier.pop()
+        kept[v] = True
+        nk += 1
+        for w in nb[v]:
+            if not kept[w] and not queued[w]:
+                queued[w] = True
+                frontier.append(w)
+    return induce(g, kept)
+
+
+def attr_mask(g, rng, ratio=0.1):
+    x = g.x.copy()
+    k = count(g.n, ratio)
+    if k:
+        rows = rng.choice(g.n, k, replace=False)
+        x[rows] = 0.5 + 0.5 * rng.standard_normal((k, x.shape[1]), dtype=np.float32)
+    return Graph(g.n, g.edges.copy(), x)
+
+
+AUGS = (node_drop, edge_remove, subgraph, attr_mask)
+
+
+def random4(g, rng):
+    return AUGS[int(rng.integers(4))](g, rng)
+
+
+def pack(graphs):
+    """One batch: features, message source/target (both directions of every
+    edge, a self-loop once) and the graph of every node."""
+    sizes = np.array([g.n for g in graphs])
+    off = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    x = np.concatenate([g.x for g in graphs])
+    e = np.concatenate([g.edges + o for g, o in zip(graphs, off)])
+    loop = e[:, 0] == e[:, 1]
+    src = np.concatenate([e[:, 0], e[~loop, 1]])
+    dst = np.concatenate([e[:, 1], e[~loop, 0]])
+    batch = np.repeat(np.arange(len(graphs)), sizes)
+    return (torch.from_numpy(x), torch.from_numpy(src), torch.from_numpy(dst),
+            torch.from_numpy(batch), len(graphs))
+
+
+# ---------------------------------------------------------------- models (names as the Go parameters')
+
+
+class GINLayer(nn.Module):
+    def __init__(self, d_in, hidden):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(d_in, hidden), nn.ReLU(), nn.Linear(hidden, hidden))
+        self.bn = nn.BatchNorm1d(hidden)
+
+
+class GIN(nn.Module):
+    """model.GIN: h' = BN(ReLU(MLP(h_v + Σ_u h_u))), sum pooling of every
+    layer concatenated, head Linear-ReLU-Linear."""
+
+    def __init__(self, d_in, hidden=32, layers=3, proj=None):
+        super().__init__()
+        self.gin = nn.ModuleList([GINLayer(d_in if l == 0 else hidden, hidden) for l in range(layers)])
+        emb = hidden * layers
+        proj = proj or emb
+        self.proj = nn.Sequential(nn.Linear(emb, proj), nn.ReLU(), nn.Linear(proj, proj))
+
+    def forward(self, x, src, dst, batch, n_graphs):
+        h, pooled = x, []
+        for layer in self.gin:
+            agg = h.index_add(0, dst, h.index_select(0, src))  # (A + I)·h
+            h = layer.bn(F.relu(layer.mlp(agg)))
+            pooled.append(h.new_zeros(n_graphs, h.shape[1]).index_add_(0, batch, h))
+        return self.proj(torch.cat(pooled, 1))
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, d_in, d_out, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(d_in, d_out, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(d_out)
+        self.conv2 = nn.Conv2d(d_out, d_out, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(d_out)
+        self.shortcut = None
+        if stride != 1 or d_in != d_out:
+            self.shortcut = nn.Sequential(nn.Conv2d(d_in, d_out, 1, stride, bias=False), nn.BatchNorm2d(d_out))
+
+    def forward(self, x):
+        out = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
+        return F.relu(out + (self.shortcut(x) if self.shortcut is not None else x))
+
+
+class ResNet(nn.Module):
+    """model.ResNet with the CIFAR stem (3×3, stride 1, no pooling), global
+    average pooling and the projection head."""
+
+    def __init__(self, widths=(16, 32, 64), blocks=(2, 2, 2), proj_hidden=64, proj=128):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, widths[0], 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(widths[0])
+        d_in = widths[0]
+        for s, (w, nb) in enumerate(zip(widths, blocks)):
+            layer = []
+            for j in range(nb):
+                layer.append(BasicBlock(d_in, w, 2 if s > 0 and j == 0 else 1))
+                d_in = w
+            setattr(self, "layer%d" % (s + 1), nn.Sequential(*layer))
+        self.n_stages = len(widths)
+        self.proj = nn.Sequential(nn.Linear(d_in, proj_hidden), nn.ReLU(), nn.Linear(proj_hidden, proj))
+
+    def forward(self, x):
+        h = F.relu(self.bn1(self.conv1(x)))
+        for s in range(self.n_stages):
+            h = getattr(self, "layer%d" % (s + 1))(h)
+        return self.proj(h.mean((2, 3)))
+
+
+def forward_flops(model, x):
+    """Multiply-add FLOPs of the convolutions and linear layers per image, as
+    model.(*ResNet).ForwardFLOPs counts them."""
+    total = [0]
+
+    def conv(m, inp, out):
+        total[0] += 2 * out[0].numel() * m.in_channels * m.kernel_size[0] * m.kernel_size[1]
+
+    def lin(m, inp, out):
+        total[0] += 2 * m.in_features * m.out_features
+
+    hooks = [m.register_forward_hook(conv) for m in model.modules() if isinstance(m, nn.Conv2d)]
+    hooks += [m.register_forward_hook(lin) for m in model.modules() if isinstance(m, nn.Linear)]
+    model.eval()
+    with torch.no_grad():
+        model(x[:1])
+    model.train()
+    for h in hooks:
+        h.remove()
+    return total[0]
+
+
+def torch_params(model):
+    """Name, shape and trainability of every parameter and BatchNorm running
+    statistic (num_batches_tracked, which the Go side does not keep, left
+    out)."""
+    out = [{"name": n, "shape": list(p.shape), "trainable": True} for n, p in model.named_parameters()]
+    out += [{"name": n, "shape": list(b.shape), "trainable": False} for n, b in model.named_buffers()
+            if not n.endswith("num_batches_tracked")]
+    return out
+
+
+def compare_params(go, pt):
+    """Compares the Go and PyTorch parameter lists by name. Go stores Linear
+    weights in×out, PyTorch out×in."""
+    problems = []
+    g = {e["name"]: e for e in go}
+    p = {e["name"]: e for e in pt}
+    for n in sorted(set(g) - set(p)):
+        problems.append("only in Go: %s %s" % (n, g[n]["shape"]))
+    for n in sorted(set(p) - set(g)):
+        problems.append("only in PyTorch: %s %s" % (n, p[n]["shape"]))
+    for n in sorted(set(g) & set(p)):
+        gs, ps = g[n]["shape"], p[n]["shape"]
+        if gs != ps and not (len(gs) == 2 and gs[::-1] == ps):
+            problems.append("%s: Go shape %s, PyTorch %s" % (n, gs, ps))
+        if g[n]["trainable"] != p[n]["trainable"]:
+            problems.append("%s: trainable %s in Go, %s in PyTorch" % (n, g[n]["trainable"], p[n]["trainable"]))
+
+    def sizes(es):
+        t = sum(math.prod(e["shape"]) for e in es if e["trainable"])
+        return t, sum(math.prod(e["shape"]) for e in es if not e["trainable"])
+
+    return {"go": sizes(go), "torch": sizes(pt), "tensors": (len(go), len(pt)), "problems": problems}
+
+
+# ---------------------------------------------------------------- losses (loss/kernel.go)
+
+
+def graphcl_loss(z1, z2, tau=0.2):
+    """GraphCL's loss_cal: anchors in view 1, candidates in view 2, the
+    positive outside the denominator; in log-sum-exp form."""
+    s = F.normalize(z1, dim=1, eps=1e-8) @ F.normalize(z2, dim=1, eps=1e-8).t() / tau
+    eye = torch.eye(s.shape[0], dtype=torch.bool)
+    return (torch.logsumexp(s.masked_fill(eye, float("-inf")), 1) - s.diagonal()).mean()
+
+
+def nt_xent(z1, z2, tau=0.5):
+    """SimCLR's NT-Xent over the 2B stacked views."""
+    b = z1.shape[0]
+    z = F.normalize(torch.cat([z1, z2]), dim=1, eps=1e-8)
+    s = (z @ z.t() / tau).fill_diagonal_(float("-inf"))
+    target = torch.cat([torch.arange(b, 2 * b), torch.arange(0, b)])
+    return F.cross_entropy(s, target)
+
+
+# ---------------------------------------------------------------- image views (augment.SimCLRCIFAR)
+
+LUMA = (0.2989, 0.587, 0.114)
+
+
+def gray(x):
+    return (LUMA[0] * x[:, 0] + LUMA[1] * x[:, 1] + LUMA[2] * x[:, 2]).unsqueeze(1)
+
+
+def rgb2hsv(img):  # torchvision.transforms.functional_tensor._rgb2hsv
+    r, g, b = img.unbind(1)
+    maxc = img.max(1).values
+    minc = img.min(1).values
+    eqc = maxc == minc
+    cr = maxc - minc
+    ones = torch.ones_like(maxc)
+    s = cr / torch.where(eqc, ones, maxc)
+    crd = torch.where(eqc, ones, cr)
+    rc, gc, bc = (maxc - r) / crd, (maxc - g) / crd, (maxc - b) / crd
+    hr = (maxc == r) * (bc - gc)
+    hg = ((maxc == g) & (maxc != r)) * (2.0 + rc - bc)
+    hb = ((maxc != g) & (maxc != r)) * (4.0 + gc - rc)
+    h = torch.fmod((hr + hg + hb) / 6.0 + 1.0, 1.0)
+    return h, s, maxc
+
+
+def hsv2rgb(h, s, v):  # torchvision.transforms.functional_tensor._hsv2rgb
+    i = torch.floor(h * 6.0)
+    f = h * 6.0 - i
+    i = i.to(torch.int32) % 6
+    p = (v * (1.0 - s)).clamp(0, 1)
+    q = (v * (1.0 - s * f)).clamp(0, 1)
+    t = (v * (1.0 - s * (1.0 - f))).clamp(0, 1)
+    mask = (i.unsqueeze(1) == torch.arange(6, dtype=torch.int32).view(1, -1, 1, 1)).to(v.dtype)
+    a = torch.stack([torch.stack(c, 1) for c in ((v, q, p, p, t, v), (t, v, v, q, p, p), (p, p, t, v, v, q))], 1)
+    return torch.einsum("nijk,nxijk->nxjk", mask, a)
+
+
+def col(f):
+    return f.view(-1, 1, 1, 1)
+
+
+def brightness(x, f):
+    return (x * col(f)).clamp(0, 1)
+
+
+def contrast(x, f):
+    m = gray(x).mean((1, 2, 3), keepdim=True)
+    return (col(f) * x + (1 - col(f)) * m).clamp(0, 1)
+
+
+def saturation(x, f):
+    return (col(f) * x + (1 - col(f)) * gray(x)).clamp(0, 1)
+
+
+def hue(x, d):
+    h, s, v = rgb2hsv(x)
+    return hsv2rgb(torch.remainder(h + d.view(-1, 1, 1), 1.0), s, v)
+
+
+JITTER = (brightness, contrast, saturation, hue)
+
+
+def resize_matrix(start, size, side):
+    """n×side×side bilinear weights that resize the window [start, start+size)
+    of a line of side pixels to side pixels, as augment.ResizeCrop does
+    (half-pixel centres, source positions clamped to the window: torchvision's
+    resize of the cropped tensor)."""
+    n = start.shape[0]
+    size = size.view(-1, 1)
+    r = (size / side * (torch.arange(side, dtype=torch.float32) + 0.5) - 0.5).clamp(min=0)
+    i0 = torch.minimum(torch.floor(r), size - 1)
+    i1 = torch.minimum(i0 + 1, size - 1)
+    lam = r - i0
+    m = torch.zeros(n, side, side)
+    m.scatter_add_(2, (start.view(-1, 1) + i0).long().unsqueeze(2), (1 - lam).unsqueeze(2))
+    m.scatter_add_(2, (start.view(-1, 1) + i1).long().unsqueeze(2), lam.unsqueeze(2))
+    return m
+
+
+def draw_view_params(n, H, W):
+    """Every image's draws of augment.SimCLRCIFAR: random resized crop (scale
+    0.08-1, ratio 3/4-4/3, torchvision's 10 attempts, else the whole square
+    image), flip with p 0.5, colour jitter 0.4/0.4/0.4/0.1 in a random order
+    with p 0.8, grayscale with p 0.2."""
+    scale = torch.empty(n, 10).uniform_(0.08, 1.0)
+    logr = torch.empty(n, 10).uniform_(math.log(3 / 4), math.log(4 / 3))
+    target, aspect = H * W * scale, torch.exp(logr)
+    cw = torch.round(torch.sqrt(target * aspect))
+    ch = torch.round(torch.sqrt(target / aspect))
+    ok = (cw > 0) & (cw <= W) & (ch > 0) & (ch <= H)
+    first = ok.to(torch.int8).argmax(1)
+    rows = torch.arange(n)
+    found = ok.any(1)
+    cw = torch.where(found, cw[rows, first], torch.full((n,), float(W)))
+    ch = torch.where(found, ch[rows, first], torch.full((n,), float(H)))
+    return {
+        "top": torch.floor(torch.rand(n) * (H - ch + 1)), "left": torch.floor(torch.rand(n) * (W - cw + 1)),
+        "ch": ch, "cw": cw, "flip": torch.rand(n) < 0.5,
+        "jitter": torch.rand(n) < 0.8, "order": torch.argsort(torch.rand(n, 4), 1),
+        "factors": torch.stack([torch.empty(n).uniform_(0.6, 1.4), torch.empty(n).uniform_(0.6, 1.4),
+                                torch.empty(n).uniform_(0.6, 1.4), torch.empty(n).uniform_(-0.1, 0.1)], 1),
+        "gray": torch.rand(n) < 0.2,
+    }
+
+
+def apply_views(x, p):
+    """Applies draw_view_params' draws to x (N×3×H×W in [0,1]) with batched
+    tensor ops: the crop, resize and flip as two batched matrix products,
+    then the colour jitter op by op on the images that use it, then
+    grayscale."""
+    H, W = x.shape[2], x.shape[3]
+    ry = resize_matrix(p["top"], p["ch"], H)
+    rx = resize_matrix(p["left"], p["cw"], W)
+    rx = torch.where(p["flip"].view(-1, 1, 1), rx.flip(1), rx)
+    out = torch.matmul(torch.matmul(ry.unsqueeze(1), x), rx.transpose(1, 2).unsqueeze(1))
+    for k in range(4):
+        for op in range(4):
+            sel = torch.nonzero(p["jitter"] & (p["order"][:, k] == op)).squeeze(1)
+            if sel.numel():
+                out[sel] = JITTER[op](out[sel], p["factors"][sel, op])
+    return torch.where(col(p["gray"]), gray(out).expand(-1, 3, -1, -1), out)
+
+
+def simclr_views(x, mean, std):
+    """SimCLR's CIFAR augmentation of a batch x (N×3×H×W in [0,1]), every image
+    with its own draws, then the normalisation."""
+    out = apply_views(x, draw_view_params(x.shape[0], x.shape[2], x.shape[3]))
+    return (out - mean.view(1, 3, 1, 1)) / std.view(1, 3, 1, 1)
+
+
+# ---------------------------------------------------------------- PyTorch repetitions
+
+
+class Timer:
+    def __init__(self):
+        self.t = 0.0
+
+    def __enter__(self):
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *a):
+        self.t += time.perf_counter() - self.t0
+
+
+def torch_graphcl(graphs, d_in, steps, warmup, seed, batch=128):
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = GIN(d_in)
+    model.train()
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+
+    def views():
+        idx = rng.integers(len(graphs), size=batch)
+        v1 = [graphs[i] for i in idx]
+        v2 = [random4(graphs[i], rng) for i in idx]
+        return pack(v1), pack(v2)
+
+    def step():
+        b1, b2 = views()
+        loss = graphcl_loss(model(*b1), model(*b2))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        return loss
+
+    for _ in range(warmup):
+        step()
+    t = Timer()
+    for _ in range(steps):
+        with t:
+            loss = step()
+    step_ms = t.t * 1e3 / steps
+
+    for _ in range(warmup):
+        views()
+    t = Timer()
+    nodes, adj = [0, 0], [0, 0]
+    for _ in range(steps):
+        with t:
+            bs = views()
+        for k, b in enumerate(bs):
+            nodes[k] += b[0].shape[0]
+            adj[k] += b[1].numel()
+    return {"step_ms": step_ms, "views_ms": t.t * 1e3 / steps, "loss": float(loss),
+            "nodes_view1": nodes[0] / steps, "nodes_view2": nodes[1] / steps,
+            "adj_view1": adj[0] / steps, "adj_view2": adj[1] / steps,
+            "params": torch_params(model)}
+
+
+def torch_simclr(px, mean, std, steps, warmup, seed, batch=128):
+    torch.manual_seed(seed)
+    out = {}
+    for variant in ("step", "noaug"):
+        model = ResNet()
+        model.train()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        if variant == "step":
+            out["flops"] = forward_flops(model, px[:1])
+            out["params"] = torch_params(model)
+
+        def view(x):
+            if variant == "step":
+                return simclr_views(x, mean, std)
+            return (x - mean.view(1, 3, 1, 1)) / std.view(1, 3, 1, 1)
+
+        def step():
+            x = px[torch.randint(px.shape[0], (batch,))]
+            loss = nt_xent(model(view(x)), model(view(x)))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            return loss
+
+        for _ in range(warmup):
+            step()
+        t = Timer()
+        for _ in range(steps):
+            with t:
+                loss = step()
+        out[variant + "_ms"] = t.t * 1e3 / steps
+        out[variant + "_img_s"] = 2 * batch * steps / t.t
+        out[variant + "_loss"] = float(loss)
+
+    def views():
+        x = px[torch.randint(px.shape[0], (batch,))]
+        return simclr_views(x, mean, std), simclr_views(x, mean, std)
+
+    for _ in range(warmup):
+        views()
+    t = Timer()
+    for _ in range(steps):
+        with t:
+            views()
+    out["views_ms"] = t.t * 1e3 / steps
+    out["views_img_s"] = 2 * batch * steps / t.t
+    return out
+
+
+# ---------------------------------------------------------------- Go repetitions
+
+BENCH_LINE = re.compile(r"^(BenchmarkVsTorch\S+?)(?:-\d+)?\s+(\d+)\s+(.*)$")
+
+
+def run_go(binary, bench, steps, warmup, threads, root, timeout):
+    cmd = [binary, "-test.run", "^$", "-test.bench", "^%s$" % bench, "-test.benchtime", "%dx" % steps,
+           "-test.count", "1", "-vstorch.warmup", str(warmup)]
+    env = dict(os.environ, GOMAXPROCS=str(threads), BATCHSAMPLER_DATA=root)
+    p = subprocess.run(cmd, cwd=os.path.join(REPO, "train"), env=env, capture_output=True, text=True, timeout=timeout)
+    text = p.stdout + p.stderr
+    if p.returncode != 0:
+        die("the Go benchmark failed (exit %d): %s\n%s" % (p.returncode, " ".join(cmd), text))
+    res, params, desc = {}, None, {}
+    for line in text.splitlines():
+        m = BENCH_LINE.match(line.strip())
+        if m:
+            f = m.group(3).split()
+            res[m.group(1)] = {unit: float(val) for val, unit in zip(f[0::2], f[1::2])}
+        if "vstorch-params " in line:
+            params = json.loads(line.split("vstorch-params ", 1)[1])
+        for key in ("gin:", "resnet:"):
+            if ": " + key in line and key not in desc:
+                desc[key] = line.split(": " + key, 1)[1].strip()
+        if "--- SKIP" in line:
+            die("the Go benchmark skipped: %s\n%s" % (" ".join(cmd), text))
+    return res, params, desc, text
+
+
+def go_graphcl(binary, steps, warmup, threads, root, timeout):
+    res, params, desc, text = run_go(binary, "BenchmarkVsTorchGraphCL", steps, warmup, threads, root, timeout)
+    try:
+        s, v = res["BenchmarkVsTorchGraphCL/step"], res["BenchmarkVsTorchGraphCL/views"]
+        return {"step_ms": s["ms/step"], "views_ms": v["ms/step"], "nodes_view1": v["nodes/view1"],
+                "nodes_view2": v["nodes/view2"], "adj_view1": v["adj/view1"], "adj_view2": v["adj/view2"],
+                "params": params, "desc": desc.get("gin:")}
+    except (KeyError, TypeError):
+        die("unexpected output of the Go GraphCL benchmark (expected BenchmarkVsTorchGraphCL/step and /views lines with ms/step):\n" + text)
+
+
+def go_simclr(binary, steps, warmup, threads, root, timeout):
+    res, params, desc, text = run_go(binary, "BenchmarkVsTorchSimCLR", steps, warmup, threads, root, timeout)
+    try:
+        out = {"params": params, "desc": desc.get("resnet:")}
+        for v in ("step", "noaug", "views"):
+            r = res["BenchmarkVsTorchSimCLR/" + v]
+            out[v + "_ms"], out[v + "_img_s"] = r["ms/step"], r["img/s"]
+        m = re.search(r"forward (\d+) FLOP/image", out["desc"] or "")
+        out["flops"] = int(m.group(1)) if m else None
+        return out
+    except (KeyError, TypeError):
+        die("unexpected output of the Go SimCLR benchmark (expected BenchmarkVsTorchSimCLR/step, /noaug and /views lines with ms/step and img/s):\n" + text)
+
+
+# ---------------------------------------------------------------- report
+
+
+def sh(*cmd, cwd=REPO):
+    try:
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def machine_info(threads, go):
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        affinity = len(os.sched_getaffinity(0))
+    except AttributeError:
+        affinity = None
+    commit = sh("git", "rev-parse", "HEAD")
+    dirty = bool(sh("git", "status", "--porcelain"))
+    blas = "/usr/lib/x86_64-linux-gnu/libblas.so.3"
+    blas = os.path.realpath(blas) if os.path.exists(blas) else ""
+    env = {k: os.environ[k] for k in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "GOGC", "GODEBUG")
+           if k in os.environ}
+    return {"cpu": cpu, "logical_cpus": os.cpu_count(), "cpus_usable": affinity, "threads": threads,
+            "torch_parallel": torch.__config__.parallel_info().splitlines()[-1].strip(), "blas": blas, "env": env,
+            "torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
+            "go": sh(go, "version"), "commit": commit + (" (uncommitted changes)" if dirty else ""),
+            "kernel": platform.release()}
+
+
+def rng_fmt(vals, fmt):
+    lo, hi = min(vals), max(vals)
+    return (fmt % lo) if fmt % lo == fmt % hi else "%s–%s" % (fmt % lo, fmt % hi)
+
+
+ROWS = [
+    # key, label, unit, go key, torch key, kind: time (lower is better) or rate
+    ("graphcl_step", "GraphCL step, 128 NCI1 graphs × 2 views, views included", "ms/step", "graphcl", "step_ms", "time"),
+    ("graphcl_views", "GraphCL views alone (augment + pack both views)", "ms/step", "graphcl", "views_ms", "time"),
+    ("graphcl_model", "GraphCL step minus views (derived: row 1 − row 2)", "ms/step", "graphcl", "model_ms", "time"),
+    ("simclr_step", "SimCLR step, ResNet-14, 128 × 2 views, augmentation included", "img/s", "simclr", "step_img_s", "rate"),
+    ("simclr_noaug", "SimCLR step without augmentation (gather + normalise)", "img/s", "simclr", "noaug_img_s", "rate"),
+    ("simclr_views", "SimCLR augmentation alone (both views)", "ms/step", "simclr", "views_ms", "time"),
+]
+
+
+def summarise(rounds):
+    table = []
+    for key, label, unit, w, k, kind in ROWS:
+        g = [r["go"][w][k] for r in rounds]
+        t = [r["torch"][w][k] for r in rounds]
+        # Go's time over PyTorch's, per round (for a rate: PyTorch's rate over Go's).
+        ratio = [a / b if kind == "time" else b / a for a, b in zip(g, t)]
+        table.append({"key": key, "label": label, "unit": unit, "go": g, "torch": t, "go_time_over_torch": ratio,
+                      "go_speedup": [1 / x for x in ratio]})
+    return table
+
+
+def render(info, cfg, rounds, table, checks, load0, load1, started, elapsed):
+    L = []
+    L.append("# Go vs PyTorch, interleaved (`make bench-vs-pytorch`)")
+    L.append("")
+    L.append("Started %s, %d round(s), %.0f s. Command: `%s`." % (started, len(rounds), elapsed, cfg["command"]))
+    L.append("")
+    L.append("| machine | |")
+    L.append("|---|---|")
+    L.append("| CPU | %s (%s logical CPUs, %s usable by this process) |" % (info["cpu"], info["logical_cpus"], info["cpus_usable"]))
+    L.append("| threads | %d on each side (GOMAXPROCS, torch.set_num_threads) |" % info["threads"])
+    L.append("| Go | %s, commit %s |" % (info["go"], info["commit"]))
+    L.append("| PyTorch | %s (numpy %s, Python %s), CPU; %s; BLAS %s; OMP_WAIT_POLICY=%s |" % (
+        info["torch"], info["numpy"], info["python"], info["torch_parallel"], info["blas"] or "?",
+        info["env"].get("OMP_WAIT_POLICY")))
+    L.append("| load average (1, 5, 15 min) | start %s, end %s |" % (
+        " ".join("%.2f" % x for x in load0), " ".join("%.2f" % x for x in load1)))
+    L.append("")
+    if max(load0[0], load1[0]) > 0.5:
+        L.append("Other processes were running (load average above 0.5 at the start or end): the figures were "
+                 "measured under that load and are noisy; compare the ratios of one round, not absolute speeds.")
+        L.append("")
+    L.append("Steps per repetition: GraphCL %d timed after %d warm-up; SimCLR %d timed after %d warm-up. "
+             "A repetition's figure is the mean over its timed steps; ranges are min–max over rounds; "
+             "ratios are computed within each round (Go and PyTorch measured back to back) and then ranged."
+             % (cfg["gin_steps"], cfg["gin_warmup"], cfg["simclr_steps"], cfg["simclr_warmup"]))
+    L.append("")
+    L.append("| figure | unit | Go | PyTorch | Go time / PyTorch time | Go speed-up |")
+    L.append("|---|---|---|---|---|---|")
+    for r in table:
+        fmt = "%.1f" if r["unit"] == "ms/step" else "%.0f"
+        L.append("| %s | %s | %s | %s | %s | %s× |" % (r["label"], r["unit"], rng_fmt(r["go"], fmt), rng_fmt(r["torch"], fmt),
+                                                    rng_fmt(r["go_time_over_torch"], "%.2f"), rng_fmt(r["go_speedup"], "%.2f")))
+    L.append("")
+    L.append("Issue 15's targets: GraphCL step (row 1) Go time / PyTorch time ≤ 0.5; SimCLR step (row 4) "
+             "Go speed-up ≥ 2 (PyTorch/Go images per second ≤ 0.5).")
+    L.append("")
+    L.append("## Per round")
+    L.append("")
+    L.append("| round | order | " + " | ".join("%s Go / PyTorch" % r["key"] for r in table) + " |")
+    L.append("|---|---|" + "---|" * len(table))
+    for i, rd in enumerate(rounds):
+        cells = []
+        for r in table:
+            fmt = "%.1f" if r["unit"] == "ms/step" else "%.0f"
+            cells.append((fmt % r["go"][i]) + " / " + (fmt % r["torch"][i]))
+        L.append("| %d | %s | %s |" % (i + 1, rd["order"], " | ".join(cells)))
+    L.append("")
+    L.append("## Do the two sides compute the same thing?")
+    L.append("")
+    for c in checks.values():
+        L.append("- %s" % c)
+    L.append("")
+    L.append("## What each side runs")
+    L.append("")
+    for line in cfg["sides"]:
+        L.append("- " + line)
+    L.append("")
+    return "\n".join(L)
+
+
+def param_check_line(name, cmp_):
+    gt, gb = cmp_["go"]
+    pt, pb = cmp_["torch"]
+    head = "%s parameters: Go %d trainable values + %d BatchNorm running-statistic values in %d tensors; PyTorch %d + %d in %d tensors" % (
+        name, gt, gb, cmp_["tensors"][0], pt, pb, cmp_["tensors"][1])
+    if not cmp_["problems"]:
+        return head + ": every name and shape agrees (Linear weights transposed)."
+    return head + ": MISMATCH: " + "; ".join(cmp_["problems"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="smoke run: 1 round, few steps")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--gin-steps", type=int, default=40, help="timed GraphCL steps per repetition")
+    ap.add_argument("--gin-warmup", type=int, default=5)
+    ap.add_argument("--simclr-steps", type=int, default=10, help="timed SimCLR steps per repetition")
+    ap.add_argument("--simclr-warmup", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2, help="threads on each side (GOMAXPROCS, torch.set_num_threads)")
+    ap.add_argument("--data", help="data root holding tu/NCI1 and cifar10 (default $BATCHSAMPLER_DATA, else ../shared/data)")
+    ap.add_argument("--out", default=os.path.join("runs", "bench-vs-pytorch"), help="parent of the results directory")
+    ap.add_argument("--go", default=os.environ.get("GO", "go"), help="the go command")
+    ap.add_argument("--omp-wait-policy", default=os.environ["OMP_WAIT_POLICY"], type=str.lower, choices=["passive", "active"],
+                    help="OMP_WAIT_POLICY of PyTorch's OpenMP threads (default passive, or the environment's)")
+    ap.add_argument("--timeout", type=float, default=1800, help="seconds one Go benchmark run may take")
+    a = ap.parse_args()
+    if a.quick:
+        a.rounds, a.gin_steps, a.gin_warmup, a.simclr_steps, a.simclr_warmup = 1, 5, 1, 2, 1
+    for k in ("rounds", "gin_steps", "simclr_steps", "threads"):
+        if getattr(a, k) < 1:
+            die("--%s must be at least 1" % k.replace("_", "-"))
+    if shutil.which(a.go) is None:
+        die("the go command %r was not found (set --go or GO)" % a.go)
+
+    torch.set_num_threads(a.threads)
+    root, how = data_root(a.data)
+    graphs, d_in = read_tu(root, how)
+    px, mean, std, cifar_files = read_cifar(root, how)
+    print("NCI1: %d graphs, %d node labels; CIFAR-10 subset: %d training images from %d files (data root %s)"
+          % (len(graphs), d_in, px.shape[0], len(cifar_files), root), flush=True)
+
+    tmp = tempfile.mkdtemp(prefix="bench-vs-pytorch-")
+    try:
+        binary = os.path.join(tmp, "train.test")
+        print("building the Go benchmarks: %s test -c ./train" % a.go, flush=True)
+        p = subprocess.run([a.go, "test", "-c", "-o", binary, "./train"], cwd=REPO, capture_output=True, text=True)
+        if p.returncode != 0:
+            die("go test -c ./train failed:\n" + p.stdout + p.stderr)
+        info = machine_info(a.threads, a.go)
+        started = datetime.datetime.now()
+        load0 = os.getloadavg()
+        print("load average at start: %.2f %.2f %.2f" % load0, flush=True)
+        t0 = time.time()
+        rounds = []
+        for r in range(a.rounds):
+            order = ("go", "torch") if r % 2 == 0 else ("torch", "go")
+            rd = {"order": " then ".join("Go" if s == "go" else "PyTorch" for s in order), "go": {}, "torch": {}}
+            for work in ("graphcl", "simclr"):
+                for side in order:
+                    seed = 1000 * r + 1
+                    if work == "graphcl" and side == "go":
+                        rd["go"][work] = go_graphcl(binary, a.gin_steps, a.gin_warmup, a.threads, root, a.timeout)
+                    elif work == "graphcl":
+                        rd["torch"][work] = torch_graphcl(graphs, d_in, a.gin_steps, a.gin_warmup, seed)
+                    elif side == "go":
+                        rd["go"][work] = go_simclr(binary, a.simclr_steps, a.simclr_warmup, a.threads, root, a.timeout)
+                    else:
+                        rd["torch"][work] = torch_simclr(px, mean, std, a.simclr_steps, a.simclr_warmup, seed)
+            for s in ("go", "torch"):
+                g = rd[s]["graphcl"]
+                g["model_ms"] = g["step_ms"] - g["views_ms"]
+            print("round %d/%d (%s): GraphCL step Go %.1f ms, PyTorch %.1f ms; SimCLR step Go %.0f img/s, PyTorch %.0f img/s"
+                  % (r + 1, a.rounds, rd["order"], rd["go"]["graphcl"]["step_ms"], rd["torch"]["graphcl"]["step_ms"],
+                     rd["go"]["simclr"]["step_img_s"], rd["torch"]["simclr"]["step_img_s"]), flush=True)
+            rounds.append(rd)
+        elapsed = time.time() - t0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    load1 = os.getloadavg()
+    print("load average at end: %.2f %.2f %.2f" % load1, flush=True)
+
+    table = summarise(rounds)
+    first = rounds[0]
+    gcmp = compare_params(first["go"]["graphcl"]["params"] or [], first["torch"]["graphcl"]["params"])
+    scmp = compare_params(first["go"]["simclr"]["params"] or [], first["torch"]["simclr"]["params"])
+    mean_of = lambda side, k: sum(r[side]["graphcl"][k] for r in rounds) / len(rounds)
+    checks = {
+        "gin_params": param_check_line("GIN", gcmp),
+        "resnet_params": param_check_line("ResNet-14", scmp),
+        "flops": "ResNet-14 forward FLOPs per 32×32 image (convolutions and head, multiply-adds × 2): Go %s, PyTorch %d%s." % (
+            first["go"]["simclr"]["flops"], first["torch"]["simclr"]["flops"],
+            " (equal)" if first["go"]["simclr"]["flops"] == first["torch"]["simclr"]["flops"] else " (DIFFERENT)"),
+        "graph_sizes": ("GraphCL batch sizes, mean over all timed view batches (the two sides draw their own random "
+                        "graphs and augmentations, so these agree only within sampling noise): nodes in view 1 Go %.0f, "
+                        "PyTorch %.0f; view 2 Go %.0f, PyTorch %.0f; adjacency entries view 1 Go %.0f, PyTorch %.0f; "
+                        "view 2 Go %.0f, PyTorch %.0f." % tuple(mean_of(s, k) for k in ("nodes_view1", "nodes_view2", "adj_view1", "adj_view2") for s in ("go", "torch"))),
+        "not_identical": ("Not identical by construction: the random draws (graphs, augmentations, images, "
+                          "initial weights) come from different generators, so losses are not compared; "
+                          "the Go loss kernels "
+                          "compute in float64, PyTorch in float32; PyTorch keeps a num_batches_tracked counter the Go "
+                          "side has no use for; PyTorch's augmentation is batched tensor code (2 threads) and its graph "
+                          "augmentation numpy per graph with neighbour lists cached per dataset graph, Go's is per "
+                          "image/graph on goroutines."),
+    }
+    cfg = {
+        "command": " ".join([os.path.relpath(sys.argv[0], REPO)] + sys.argv[1:]),
+        "rounds": a.rounds, "gin_steps": a.gin_steps, "gin_warmup": a.gin_warmup,
+        "simclr_steps": a.simclr_steps, "simclr_warmup": a.simclr_warmup, "data_root": root,
+        "sides": [
+            "Go GraphCL: `train.test -test.bench '^BenchmarkVsTorchGraphCL$'` (train/vstorch_bench_test.go): "
+            "the same step as BenchmarkGraphCLStepNCI1 — " + (first["go"]["graphcl"]["desc"] or "") +
+            "; views = augment view 2 and pack both views (what the step does before the GIN).",
+            "PyTorch GraphCL: scripts/bench_vs_pytorch.py torch_graphcl: the TU files read by the script, the four "
+            "augmentations in numpy with the Go counts (⌊n·ratio⌋) and Go's subgraph growth, packing into "
+            "index tensors, GIN with index_add_ aggregation and pooling, nn.BatchNorm1d in training mode, "
+            "graphcl_loss (log-sum-exp form), torch.optim.Adam lr 0.01; both views through the model separately.",
+            "Go SimCLR: `train.test -test.bench '^BenchmarkVsTorchSimCLR$'`: BenchmarkSimCLRStep/resnet14 on the "
+            "CIFAR-10 subset — " + (first["go"]["simclr"]["desc"] or "") + "; noaug = augment.image none "
+            "(gather + normalise); views = both views' augmentation alone.",
+            "PyTorch SimCLR: torch_simclr: the same ResNet-14 (nn.Conv2d without bias, nn.BatchNorm2d, "
+            "1×1-convolution shortcuts), head 64-64-128, NT-Xent τ 0.5 (cross-entropy over the 2B stacked views), "
+            "torch.optim.Adam lr 1e-3, each view through the network separately (BatchNorm statistics per view, "
+            "as in Go); augmentation = simclr_views (batched torch ops, same policy and parameter ranges); noaug "
+            "= gather + normalise.",
+        ],
+    }
+
+    stamp = started.strftime("%Y%m%d-%H%M%S")
+    out_dir = os.path.join(a.out if os.path.isabs(a.out) else os.path.join(REPO, a.out), stamp)
+    os.makedirs(out_dir, exist_ok=True)
+    md = render(info, cfg, rounds, table, checks, load0, load1, started.strftime("%Y-%m-%d %H:%M:%S"), elapsed)
+    with open(os.path.join(out_dir, "results.md"), "w") as f:
+        f.write(md)
+    for rd in rounds:  # the parameter lists once, not per round
+        for s in ("go", "torch"):
+            for w in ("graphcl", "simclr"):
+                rd[s][w].pop("params", None)
+    res = {"machine": info, "config": cfg, "load_average": {"start": load0, "end": load1},
+           "started": started.isoformat(timespec="seconds"), "elapsed_s": elapsed,
+           "rows": table, "rounds": rounds, "checks": checks,
+           "parameters": {"gin": gcmp, "resnet14": scmp}}
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    print()
+    print(md)
+    print("written: %s/results.md and results.json" % os.path.relpath(out_dir, os.getcwd()))
+    if gcmp["problems"] or scmp["problems"]:
+        die("the Go and PyTorch parameters differ (see above)")
+
+
+if __name__ == "__main__":
+    main()

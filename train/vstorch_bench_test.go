@@ -1,0 +1,238 @@
+package train
+
+import (
+	"encoding/json"
+	"flag"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/batchsampler-go/batchsampler/augment"
+	"github.com/batchsampler-go/batchsampler/data"
+	"github.com/batchsampler-go/batchsampler/internal/gemm"
+	"github.com/batchsampler-go/batchsampler/internal/testenv"
+	"github.com/batchsampler-go/batchsampler/model"
+)
+
+// The VsTorch benchmarks are the Go side of scripts/bench_vs_pytorch.py
+// (make bench-vs-pytorch), which runs them interleaved with the same
+// workloads in PyTorch. They measure what BenchmarkGraphCLStepNCI1 and
+// BenchmarkSimCLRStep measure, with three differences that make the two
+// sides comparable: untimed warm-up steps (-vstorch.warmup) before the
+// timer starts, the real CIFAR-10 subset instead of generated images, and
+// the parts timed separately (the views alone, the step without image
+// augmentation). They log the parameters (names, shapes) for the script to
+// check against the PyTorch model, and the per-view graph sizes.
+
+var vsTorchWarmup = flag.Int("vstorch.warmup", 3, "untimed training steps before a VsTorch benchmark starts its timer")
+
+// vsTorchRun is one model with its optimizer, kept across the calls of one
+// (sub-)benchmark function: the testing package calls it once with b.N = 1
+// and again with the -benchtime count, and the model, the data and the
+// warm-up need not be redone.
+type vsTorchRun struct {
+	mod    Method
+	opt    *model.Adam
+	n      int
+	rng    *rand.Rand
+	idx    []int
+	warmed bool
+}
+
+var vsTorchRuns = map[string]*vsTorchRun{}
+
+// vsTorchRunFor returns the run cached under key, building it with build
+// the first time.
+func vsTorchRunFor(b *testing.B, key string, build func(*testing.B) (Method, *Config, int)) *vsTorchRun {
+	if r := vsTorchRuns[key]; r != nil {
+		return r
+	}
+	mod, cfg, n := build(b)
+	r := &vsTorchRun{mod: mod, opt: model.NewAdam(cfg.Train.LR, mod.Params()), n: n,
+		rng: rand.New(rand.NewPCG(1, 2)), idx: make([]int, 128)}
+	vsTorchRuns[key] = r
+	logParams(b, mod.Params())
+	return r
+}
+
+// draw fills r.idx with instances drawn uniformly with replacement.
+func (r *vsTorchRun) draw() {
+	for j := range r.idx {
+		r.idx[j] = r.rng.IntN(r.n)
+	}
+}
+
+// step runs one training step: the method's Step (views, forward,
+// backward) and Adam.
+func (r *vsTorchRun) step(b *testing.B) {
+	r.draw()
+	res, err := r.mod.Step(r.idx, r.rng)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := r.opt.Step(res.Grads); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// warm runs the warm-up steps once per run.
+func (r *vsTorchRun) warm(b *testing.B) {
+	if r.warmed {
+		return
+	}
+	for range *vsTorchWarmup {
+		r.step(b)
+	}
+	r.warmed = true
+}
+
+// logParams logs the parameter count and, on one line after
+// "vstorch-params ", every parameter's name, shape and trainability as JSON
+// (the script compares them with the PyTorch model's; Linear weights are
+// stored in×out here, out×in there).
+func logParams(b *testing.B, ps []*model.Param) {
+	type entry struct {
+		Name      string `json:"name"`
+		Shape     []int  `json:"shape"`
+		Trainable bool   `json:"trainable"`
+	}
+	var es []entry
+	trainable, buffers := 0, 0
+	for _, p := range ps {
+		es = append(es, entry{p.Name, p.Value.Shape().Clone(), p.Trainable})
+		if p.Trainable {
+			trainable += p.Value.DataSize()
+		} else {
+			buffers += p.Value.DataSize()
+		}
+	}
+	js, err := json.Marshal(es)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("parameters: %d trainable values, %d buffer values, %d tensors", trainable, buffers, len(ps))
+	b.Logf("vstorch-params %s", js)
+}
+
+// BenchmarkVsTorchGraphCL is BenchmarkGraphCLStepNCI1 (128 NCI1 graphs,
+// view 1 the graphs, view 2 GraphCL's random choice of augmentation; GIN
+// 3×32 with batch norm and sum pooling, head 96-96-96, GraphCL's InfoNCE at
+// τ = 0.2, Adam 0.01) after the warm-up steps ("step"), and its views
+// alone: augmenting and packing both views ("views"), with the mean size of
+// each view's batch.
+func BenchmarkVsTorchGraphCL(b *testing.B) {
+	b.Run("step", func(b *testing.B) {
+		r := vsTorchRunFor(b, "graphcl", nci1Modality)
+		g := r.mod.(*graphCL)
+		c := g.gin.Config()
+		b.Logf("gin: in %d, hidden %d, layers %d, projection %d; augment %v; loss %+v; lr %g",
+			c.InDim, c.Hidden, c.Layers, c.ProjDim, g.aug, g.cfg.Loss, g.cfg.Train.LR)
+		r.warm(b)
+		b.ResetTimer()
+		for range b.N {
+			r.step(b)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
+	})
+	b.Run("views", func(b *testing.B) {
+		r := vsTorchRunFor(b, "graphcl", nci1Modality)
+		g := r.mod.(*graphCL)
+		v1 := make([]*data.Graph, len(r.idx))
+		v2 := make([]*data.Graph, len(r.idx))
+		var nodes, adj [2]int
+		views := func() {
+			r.draw()
+			for i, j := range r.idx {
+				v1[i] = g.set.Graphs[j]
+				v2[i] = g.aug.Augment(g.set.Graphs[j], r.rng)
+			}
+			for k, v := range [][]*data.Graph{v1, v2} {
+				p, err := model.PackGraphs(v)
+				if err != nil {
+					b.Fatal(err)
+				}
+				nodes[k] += p.NumNodes
+				adj[k] += len(p.Col)
+			}
+		}
+		for range *vsTorchWarmup {
+			views()
+		}
+		nodes, adj = [2]int{}, [2]int{}
+		b.ResetTimer()
+		for range b.N {
+			views()
+		}
+		b.StopTimer()
+		b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
+		b.ReportMetric(float64(nodes[0])/float64(b.N), "nodes/view1")
+		b.ReportMetric(float64(nodes[1])/float64(b.N), "nodes/view2")
+		b.ReportMetric(float64(adj[0])/float64(b.N), "adj/view1")
+		b.ReportMetric(float64(adj[1])/float64(b.N), "adj/view2")
+	})
+}
+
+// vsTorchCIFAR builds BenchmarkSimCLRStep's modality (ResNet-14 16/32/64,
+// projection 64-64-128, NT-Xent τ = 0.5, Adam 1e-3) on the shared CIFAR-10
+// subset, with augment.image set to image ("simclr" or "none": the
+// gathered images normalised, nothing else).
+func vsTorchCIFAR(image string) func(*testing.B) (Method, *Config, int) {
+	return func(b *testing.B) (Method, *Config, int) {
+		root := testenv.Path(b)
+		testenv.Path(b, "cifar10")
+		return benchModality(b, "modality: image\ndata: {source: cifar10, path: cifar10}\n",
+			"data.root="+root, "model.arch=resnet14", "model.proj_hidden=64", "augment.image="+image)
+	}
+}
+
+// BenchmarkVsTorchSimCLR is BenchmarkSimCLRStep/resnet14 on the CIFAR-10
+// subset, B = 128 × 2 views, after the warm-up steps: with SimCLR's CIFAR
+// augmentation ("step"), without it ("noaug": gather and normalise only),
+// and the augmentation of both views alone ("views"). img/s counts both
+// views.
+func BenchmarkVsTorchSimCLR(b *testing.B) {
+	for _, v := range []struct{ name, image string }{{"step", "simclr"}, {"noaug", "none"}} {
+		b.Run(v.name, func(b *testing.B) {
+			r := vsTorchRunFor(b, "simclr-"+v.image, vsTorchCIFAR(v.image))
+			im := r.mod.(*simCLR)
+			c := im.net.Config()
+			b.Logf("resnet: widths %v, blocks %v, stem %d, projection %d-%d-%d, forward %d FLOP/image; augment %v; loss %+v; lr %g; gemm %s",
+				c.Widths, c.Blocks, c.Stem, im.net.EmbedDim(), c.ProjHidden, c.ProjDim,
+				im.net.ForwardFLOPs(im.ds.train.H, im.ds.train.W), im.aug, im.cfg.Loss, im.cfg.Train.LR, gemm.Backend())
+			r.warm(b)
+			b.ResetTimer()
+			for range b.N {
+				r.step(b)
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
+			b.ReportMetric(float64(2*len(r.idx)*b.N)/b.Elapsed().Seconds(), "img/s")
+		})
+	}
+	b.Run("views", func(b *testing.B) {
+		r := vsTorchRunFor(b, "simclr-simclr", vsTorchCIFAR("simclr"))
+		im := r.mod.(*simCLR)
+		tr := im.ds.train
+		d := tr.C * tr.H * tr.W
+		var dst [2][]float32
+		for v := range dst {
+			dst[v] = make([]float32, len(r.idx)*d)
+		}
+		views := func() {
+			r.draw()
+			for v := range dst {
+				if err := augment.AugmentGather(im.aug, dst[v], tr.Pixels, r.idx, tr.C, tr.H, tr.W, r.rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		for range *vsTorchWarmup {
+			views()
+		}
+		b.ResetTimer()
+		for range b.N {
+			views()
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
+		b.ReportMetric(float64(2*len(r.idx)*b.N)/b.Elapsed().Seconds(), "img/s")
+	})
+}
