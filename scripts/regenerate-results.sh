@@ -2,7 +2,7 @@
 # Regenerates the recorded runs behind the README's tables into results/NAME
 # (config.yaml, provenance.json, results.json, results.md, plots/; the large
 # metrics.jsonl, checkpoints and embeddings are left in $WORK).
-#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|all
+#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|table-text|all
 # Runs one experiment at a time; a finished one is not run again (delete
 # results/NAME to redo it). Long: see the README for the time of each table.
 set -euo pipefail
@@ -79,8 +79,22 @@ table_graphs() { # the whole graph table (cmd/table); resumable, copies what is 
   done
   return $status
 }
+table_text() { # the whole text table (cmd/table -modality text); resumable, copies what is finished
+  go build -buildvcs=true -o "$WORK/table" ./cmd/table
+  local status=0
+  "$WORK/table" -modality text -out "$WORK/table-text" >/dev/null || status=$?
+  mkdir -p results/table-text
+  cp "$WORK/table-text"/table.{md,json} results/table-text/ 2>/dev/null || true
+  for d in "$WORK/table-text"/*/; do
+    [ -f "$d/results.json" ] || continue
+    local cell=${d#"$WORK/table-text/"}; cell=${cell%/}
+    mkdir -p "results/table-text/$cell"
+    cp "$d"/{config.yaml,provenance.json,results.json,results.md} "results/table-text/$cell/"
+  done
+  return $status
+}
 case "${1:-all}" in
-  graphs) graphs ;; mvgrl) mvgrl ;; published) published ;; table-graphs) table_graphs ;; text) text ;; vision) vision ;; fashion) fashion ;;
+  graphs) graphs ;; mvgrl) mvgrl ;; published) published ;; table-graphs) table_graphs ;; table-text) table_text ;; text) text ;; vision) vision ;; fashion) fashion ;;
   all) graphs; text; vision; fashion ;;
-  *) echo "usage: $0 graphs|mvgrl|published|text|vision|fashion|table-graphs|all" >&2; exit 2 ;;
+  *) echo "usage: $0 graphs|mvgrl|published|text|vision|fashion|table-graphs|table-text|all" >&2; exit 2 ;;
 esac
