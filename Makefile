@@ -73,10 +73,15 @@ table-graphs:
 bench-vs-pytorch:
 	/usr/bin/python3 scripts/bench_vs_pytorch.py --go $(GO) --out $(OUT)/bench-vs-pytorch $(ARGS)
 
+## table-text: the paper's text table in one command (SimCSE, DCL, HCL × Uniform, kNN Sampler, BatchSampler, 3 seeds, scored on the seven STS tasks found under the data root; 27 runs, about 25 minutes on 2 idle cores; resumable)
+.PHONY: table-text
+table-text:
+	$(GO) run ./cmd/table -modality text -out $(OUT)/table-text
+
 ## results: regenerate the recorded runs behind the README (results/; hours on 2 cores: see results/README.md)
-.PHONY: results results-graphs results-mvgrl results-published results-text results-vision results-fashion results-table-graphs results-sweeps
+.PHONY: results results-graphs results-mvgrl results-published results-text results-vision results-fashion results-table-graphs results-table-text results-sweeps
 results:
 	scripts/regenerate-results.sh all
 ## results-sweeps: the sensitivity sweeps of configs/sweep-*.yaml into results/sweep-* (resumable; many hours: see the README's "Sweeps")
-results-graphs results-mvgrl results-published results-text results-vision results-fashion results-table-graphs results-sweeps:
+results-graphs results-mvgrl results-published results-text results-vision results-fashion results-table-graphs results-table-text results-sweeps:
 	scripts/regenerate-results.sh $(subst results-,,$@)

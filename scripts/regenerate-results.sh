@@ -2,7 +2,7 @@
 # Regenerates the recorded runs behind the README's tables into results/NAME
 # (config.yaml, provenance.json, results.json, results.md, plots/; the large
 # metrics.jsonl, checkpoints and embeddings are left in $WORK).
-#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|sweeps [NAME...]|all
+#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|table-text|sweeps [NAME...]|all
 # Runs one experiment at a time; a finished one is not run again (delete
 # results/NAME to redo it). Long: see the README for the time of each table.
 set -euo pipefail
@@ -83,6 +83,15 @@ copy_cells() { # NAME DIR...: the finished run directories among DIR... into res
     cp "$d"/{config.yaml,provenance.json,results.json,results.md} "results/$name/$cell/"
   done
 }
+table_text() { # the whole text table (cmd/table -modality text); resumable, copies what is finished
+  go build -buildvcs=true -o "$WORK/table-text-cmd" ./cmd/table # not $WORK/table: table_graphs may be running it
+  local status=0
+  "$WORK/table-text-cmd" -modality text -out "$WORK/table-text" >/dev/null || status=$?
+  mkdir -p results/table-text
+  cp "$WORK/table-text"/table.{md,json} results/table-text/ 2>/dev/null || true
+  copy_cells table-text "$WORK/table-text"/*/
+  return $status
+}
 sweep() { # NAME: configs/NAME.yaml's sweep (cmd/train); resumable, copies what is finished
   local name=$1 status=0
   if [ -f "results/$name/sweep.json" ] && ! grep -q '"failed"' "results/$name/sweep.json"; then
@@ -106,8 +115,8 @@ sweeps() { # [NAME...]: the sensitivity sweeps (configs/sweep-*.yaml; default al
   done
 }
 case "${1:-all}" in
-  graphs) graphs ;; mvgrl) mvgrl ;; published) published ;; table-graphs) table_graphs ;; text) text ;; vision) vision ;; fashion) fashion ;;
+  graphs) graphs ;; mvgrl) mvgrl ;; published) published ;; table-graphs) table_graphs ;; table-text) table_text ;; text) text ;; vision) vision ;; fashion) fashion ;;
   sweeps) shift; sweeps "$@" ;;
   all) graphs; text; vision; fashion ;;
-  *) echo "usage: $0 graphs|mvgrl|published|text|vision|fashion|table-graphs|sweeps|all" >&2; exit 2 ;;
+  *) echo "usage: $0 graphs|mvgrl|published|text|vision|fashion|table-graphs|table-text|sweeps [NAME...]|all" >&2; exit 2 ;;
 esac

@@ -10,4 +10,8 @@
 // DCL, HCL and MVGRL on any TU dataset under the data root; the seven of
 // the paper get its appendix settings (PaperGraphSettings), any other
 // DefaultGraphSettings.
+//
+// The text table (PlanText, RunCells, AssembleText) runs SimCSE, DCL and
+// HCL as the shipped configs/simcse-stsb*.yaml (TextConfigFiles), scored on
+// SimCSE's seven STS tasks, beside the paper's numbers (PaperText).
 package table

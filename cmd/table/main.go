@@ -10,12 +10,19 @@
 //	go run ./cmd/table -plan                            # list the cells and their settings, run nothing
 //	go run ./cmd/table -configs DIR                     # write every cell's config as DIR/DATASET-METHOD.yaml (for cmd/train)
 //	go run ./cmd/table -assemble                        # rebuild table.md from the cells finished so far
+//	go run ./cmd/table -modality text                   # the paper's text table (SimCSE, DCL, HCL on the STS tasks), in runs/table-text
 //
 // Each cell (dataset × method) is an ordinary run directory, DIR/DATASET/
 // METHOD. Running the same command again continues an interrupted table:
 // finished cells are read, an interrupted one resumes from its checkpoints.
 // A dataset that is named but absent is skipped with a line saying so; a
 // cell that fails is listed in the table and the others go on.
+//
+// With -modality text it runs the paper's text table instead: SimCSE,
+// SimCSE + DCL and SimCSE + HCL (configs/simcse-stsb*.yaml as shipped),
+// each with Uniform, the kNN Sampler and BatchSampler, 3 seeds, scored on
+// SimCSE's seven STS tasks (those under the data root; the others read
+// "absent"): 27 runs, about 25 minutes of compute on 2 idle cores.
 package main
 
 import (
@@ -32,7 +39,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/internal/progress"
 	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"
@@ -55,10 +61,11 @@ func main() {
 
 func run(args []string) error {
 	fs := flag.NewFlagSet("table", flag.ContinueOnError)
-	out := fs.String("out", filepath.Join("runs", "table-graphs"), "the table's `DIR` (one run directory per cell, table.md, table.json)")
+	modality := fs.String("modality", "graph", "the `table`: graph (GraphCL, DCL, HCL, MVGRL on the TU datasets) or text ("+textHelp+")")
+	out := fs.String("out", "", "the table's `DIR` (one run directory per cell, table.md, table.json; default runs/table-graphs, or runs/table-text)")
 	root := fs.String("root", "", "data root (default $BATCHSAMPLER_DATA, ../shared/data or the user cache; see cmd/download)")
 	datasets := fs.String("datasets", "", "comma-separated TU dataset `NAMES` (default: every one under the data root)")
-	methods := fs.String("methods", strings.Join(table.GraphBlocks, ","), "comma-separated `methods`: "+strings.Join(table.GraphBlocks, ", "))
+	methods := fs.String("methods", "", "comma-separated `methods` (default all): graph: "+strings.Join(table.GraphBlocks, ", ")+"; text: "+strings.Join(table.TextBlocks, ", "))
 	planOnly := fs.Bool("plan", false, "list the cells and their settings and exit")
 	configs := fs.String("configs", "", "write every cell's config to `DIR`/DATASET-METHOD.yaml and exit")
 	assemble := fs.Bool("assemble", false, "run nothing: assemble table.md and table.json from the cells finished so far")
@@ -74,14 +81,20 @@ func run(args []string) error {
 		return fmt.Errorf("unexpected arguments %q: expected flags only", fs.Args())
 	}
 	opt := table.PlanOptions{Root: *root, Sets: sets, Datasets: splitList(*datasets), Blocks: splitList(*methods)}
-	plan, err := table.PlanGraphs(opt, data.DefaultRoot())
+	plan, err := planFor(*modality, opt)
 	if err != nil {
 		return err
+	}
+	if *out == "" {
+		*out = filepath.Join("runs", defaultOut[*modality])
 	}
 	for _, s := range plan.Skipped {
 		fmt.Fprintf(os.Stderr, "skipping %s\n", s)
 	}
 	switch {
+	case *planOnly && *modality == "text":
+		printTextPlan(plan)
+		return nil
 	case *planOnly:
 		printPlan(plan)
 		return nil
@@ -105,7 +118,7 @@ func run(args []string) error {
 		sts, err = table.RunCells(ctx, plan.Cells, ropt)
 		if err != nil {
 			// Write what is finished, then say how to continue.
-			t := table.AssembleGraphs(append(sts, table.ReadCells(plan.Cells[len(sts):], *out)...), plan, sets, time.Since(start))
+			t := assembleTable(*modality, append(sts, table.ReadCells(plan.Cells[len(sts):], *out)...), plan, sets, time.Since(start))
 			if werr := t.Write(*out); werr != nil {
 				fmt.Fprintln(os.Stderr, "table:", werr)
 			}
@@ -115,7 +128,7 @@ func run(args []string) error {
 			return err
 		}
 	}
-	t := table.AssembleGraphs(sts, plan, sets, time.Since(start))
+	t := assembleTable(*modality, sts, plan, sets, time.Since(start))
 	if err := t.Write(*out); err != nil {
 		return err
 	}
