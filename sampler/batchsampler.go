@@ -216,10 +216,11 @@ var (
 // per-epoch kind, Config.Warmup; Spec's `published: true` turns them on
 // with embedding cached_views): covering epochs, an α that drops with the
 // sampler's own epoch, and a shuffled first epoch without a graph. See
-// Next, SamplerEpoch and RefreshDueAt. A fourth, Config.Candidates =
-// CandidatesWithReplacement, draws the graph's candidates as the published
-// code does (with replacement, self included; not turned on by
-// `published: true`): its rows may then hold the node itself and repeated
+// Next, SamplerEpoch and RefreshDueAt. Another, Config.Candidates =
+// CandidatesWithReplacement (the published code's fifth difference from
+// the paper's text, not turned on by `published: true`), draws the
+// graph's candidates as the published code does (with replacement, self
+// included): its rows may then hold the node itself and repeated
 // neighbours, which the walk handles as it handles any row (a step along a
 // self-loop stays on the node; a repeated neighbour is proportionally more
 // likely), and every batch still has B distinct instances.
