@@ -52,8 +52,13 @@ type Config struct {
 	BatchSize int
 	// M is the number of candidates per node and K the number of neighbours
 	// kept (M ≥ K; M ≥ N−1 means all other nodes). Defaults: K = 100 (or
-	// M if M < 100), M = max(1000, K); both are clamped to N−1.
+	// M if M < 100), M = max(1000, K); both are clamped to N−1, except with
+	// Candidates = CandidatesWithReplacement (see BuildProximityGraph).
 	M, K int
+	// Candidates is CandidatesWithoutReplacement (default) or
+	// CandidatesWithReplacement, the published code's draw (graph
+	// proximity only; the knn graph draws nothing).
+	Candidates string
 	// Walk is WalkRWR (default), WalkRW, WalkBFS or WalkDFS.
 	Walk string
 	// Graph is GraphProximity (default) or GraphKNN (the exact kNN graph:
@@ -103,7 +108,19 @@ func (c Config) resolve(n int) (Config, error) {
 	if c.M < c.K {
 		return c, fmt.Errorf("Config.M (candidates) must be ≥ Config.K (neighbours), got M=%d K=%d", c.M, c.K)
 	}
-	c.M, c.K = min(c.M, max(n-1, 0)), min(c.K, max(n-1, 0))
+	if err := oneOf("Config.Candidates", c.Candidates, CandidateDraws, true); err != nil {
+		return c, err
+	}
+	if c.Candidates == "" {
+		c.Candidates = CandidatesWithoutReplacement
+	}
+	if c.Candidates == CandidatesWithReplacement {
+		if c.M > maxCandidates {
+			return c, fmt.Errorf("Config.M must be < 2³¹ with candidates %s, got %d", CandidatesWithReplacement, c.M)
+		}
+	} else {
+		c.M, c.K = min(c.M, max(n-1, 0)), min(c.K, max(n-1, 0))
+	}
 	w, err := validWalk(c.Walk)
 	if err != nil {
 		return c, fmt.Errorf("Config.Walk: %w", err)
@@ -114,6 +131,9 @@ func (c Config) resolve(n int) (Config, error) {
 		c.Graph = GraphKinds[0]
 	case !slices.Contains(GraphKinds, c.Graph):
 		return c, fmt.Errorf("Config.Graph is %q, want %s", c.Graph, quoted(GraphKinds, " or "))
+	}
+	if c.Graph == GraphKNN && c.Candidates == CandidatesWithReplacement {
+		return c, fmt.Errorf("Config.Candidates is %q, but Config.Graph %q draws no candidates (want %q or \"\")", c.Candidates, GraphKNN, CandidatesWithoutReplacement)
 	}
 	if c.Alpha.IsZero() {
 		c.Alpha = DefaultAlpha
@@ -196,7 +216,14 @@ var (
 // per-epoch kind, Config.Warmup; Spec's `published: true` turns them on
 // with embedding cached_views): covering epochs, an α that drops with the
 // sampler's own epoch, and a shuffled first epoch without a graph. See
-// Next, SamplerEpoch and RefreshDueAt.
+// Next, SamplerEpoch and RefreshDueAt. Another, Config.Candidates =
+// CandidatesWithReplacement (the published code's fifth difference from
+// the paper's text, not turned on by `published: true`), draws the
+// graph's candidates as the published code does (with replacement, self
+// included): its rows may then hold the node itself and repeated
+// neighbours, which the walk handles as it handles any row (a step along a
+// self-loop stays on the node; a repeated neighbour is proportionally more
+// likely), and every batch still has B distinct instances.
 type BatchSampler struct {
 	cfg    Config
 	n      int
@@ -310,7 +337,7 @@ func (s *BatchSampler) Refresh(e Embeddings) error {
 		g, err = buildKNN(u, e.N, e.D, s.cfg.K, s.cfg.Workers)
 	} else {
 		g, err = buildProximity(u, e.N, e.D, GraphOptions{
-			M: s.cfg.M, K: s.cfg.K, CandidateSharing: s.cfg.CandidateSharing,
+			M: s.cfg.M, K: s.cfg.K, Candidates: s.cfg.Candidates, CandidateSharing: s.cfg.CandidateSharing,
 			BlockSize: s.cfg.BlockSize, Workers: s.cfg.Workers,
 			Seed: mix64(s.seed ^ mix64(s.builds+1)),
 		})
@@ -432,6 +459,9 @@ func (s *BatchSampler) UnmarshalBinary(p []byte) error {
 	a.Workers, b.Workers = 0, 0
 	if a.Epoch == "" && a.Warmup == "" { // a state written before these options
 		a.Epoch, a.Warmup = EpochFixed, WarmupNone
+	}
+	if a.Candidates == "" { // a state written before Config.Candidates
+		a.Candidates = CandidatesWithoutReplacement
 	}
 	if a != b {
 		return fmt.Errorf("sampler: batchsampler: state has config %+v, sampler has %+v", a, b)

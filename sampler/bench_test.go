@@ -16,6 +16,12 @@ func randomEmbeddings(n, d int, seed uint64) Embeddings {
 }
 
 func benchProximity(b *testing.B, n, d, m, k int, sharing string, bs int) {
+	benchProximityOpt(b, n, d, GraphOptions{M: m, K: k, CandidateSharing: sharing, BlockSize: bs})
+}
+
+// benchProximityOpt times buildProximity on n×d random rows with opt (its
+// Seed replaced by the iteration).
+func benchProximityOpt(b *testing.B, n, d int, opt GraphOptions) {
 	e := randomEmbeddings(n, d, 1)
 	u, err := normalizeRows(e)
 	if err != nil {
@@ -24,7 +30,8 @@ func benchProximity(b *testing.B, n, d, m, k int, sharing string, bs int) {
 	b.ResetTimer()
 	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
-		if _, err := buildProximity(u, n, d, GraphOptions{M: m, K: k, CandidateSharing: sharing, BlockSize: bs, Seed: uint64(i)}); err != nil {
+		opt.Seed = uint64(i)
+		if _, err := buildProximity(u, n, d, opt); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -40,6 +47,32 @@ func BenchmarkProximityGraph50k(b *testing.B) {
 // BenchmarkProximityGraph50kNode is Algorithm 2 literally (per-node candidates).
 func BenchmarkProximityGraph50kNode(b *testing.B) {
 	benchProximity(b, 50000, 128, 1000, 100, ShareNode, 0)
+}
+
+// BenchmarkProximityGraph50kWithReplacement is the acceptance benchmark's
+// graph with the published code's draw (candidates: with_replacement): the
+// same GEMM per block, M columns instead of M+1.
+func BenchmarkProximityGraph50kWithReplacement(b *testing.B) {
+	benchProximityOpt(b, 50000, 128, GraphOptions{M: 1000, K: 100, Candidates: CandidatesWithReplacement})
+}
+
+// BenchmarkProximityGraph50kNodeWithReplacement is the per-node path with
+// the published code's draw.
+func BenchmarkProximityGraph50kNodeWithReplacement(b *testing.B) {
+	benchProximityOpt(b, 50000, 128, GraphOptions{M: 1000, K: 100, Candidates: CandidatesWithReplacement, CandidateSharing: ShareNode})
+}
+
+// BenchmarkProximityGraph1kM6000WithReplacement is the largest M of the
+// paper's M table on IMDB-BINARY's N = 1,000 (d = 128): M = 6N draws per
+// block, repeated columns scored as often as drawn.
+func BenchmarkProximityGraph1kM6000WithReplacement(b *testing.B) {
+	benchProximityOpt(b, 1000, 128, GraphOptions{M: 6000, K: 100, Candidates: CandidatesWithReplacement})
+}
+
+// BenchmarkProximityGraph1kM6000 is the same without replacement: M clamps
+// to N−1, the exact kNN graph (one GEMM of all N columns per block).
+func BenchmarkProximityGraph1kM6000(b *testing.B) {
+	benchProximityOpt(b, 1000, 128, GraphOptions{M: 6000, K: 100})
 }
 
 // graph50k is the N=50,000, d=128, M=1000, K=100 proximity graph shared by

@@ -157,7 +157,10 @@ const MaxStatEdges = 1 << 18
 // per node) and labels (nil to skip label agreement). The in-degree
 // statistics are exact; the cosine and label statistics use every edge when
 // N·K ≤ MaxStatEdges, else the edges of ⌊MaxStatEdges/K⌋ evenly spaced
-// nodes (a deterministic sample).
+// nodes (a deterministic sample). Every entry of a row counts as an edge:
+// a graph drawn with candidates with_replacement may hold self-loops
+// (cosine 1, the node's own label, an in-edge of the node) and repeated
+// neighbours, which count as often as they appear, as the walk weighs them.
 func NeighbourStats(g *Graph, e Embeddings, labels []int) (NeighbourStatistics, error) {
 	var st NeighbourStatistics
 	if g == nil || e.N != g.N || len(e.Data) != e.N*e.D {

@@ -6,7 +6,9 @@ import "fmt"
 // stored flat: the out-neighbours of node i are Adj[i*K : (i+1)*K]. It is the
 // proximity graph G of the paper (Algorithm 2) or an exact kNN graph.
 // Edge weights are not stored: the walks of walk.go pick out-neighbours
-// uniformly, as the official BatchSampler code does.
+// uniformly, as the official BatchSampler code does. A row may list a node
+// more than once, or the node itself (a proximity graph drawn with
+// candidates with_replacement, as the published code draws it); see Walk.
 type Graph struct {
 	N, K int     // nodes and out-degree
 	Adj  []int32 // N·K out-neighbours, row-major

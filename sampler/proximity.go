@@ -37,6 +37,31 @@ const (
 	ShareNode = "node"
 )
 
+// Candidate draws of GraphOptions.Candidates, Config.Candidates and
+// Spec.Candidates: how Algorithm 2 draws a node's M candidates.
+const (
+	// CandidatesWithoutReplacement (the default, also meant by ""): M
+	// distinct nodes other than the node itself, uniformly; M and K are
+	// clamped to N−1, so M ≥ N−1 gives the exact kNN graph. The paper's
+	// text, and this product's graphs unless asked otherwise.
+	CandidatesWithoutReplacement = "without_replacement"
+	// CandidatesWithReplacement (the published code, THUDM/BatchSampler
+	// main.py build_graph: torch.randint(0, N, (rows, M)), then topk over
+	// the M scores): M independent uniform draws from all N nodes, so the
+	// node itself and repeated nodes may be among them; M is not clamped
+	// (M > N still leaves about (1 − 1/N)^M of the nodes out of a draw) and
+	// K only needs K ≤ M. See BuildProximityGraph.
+	CandidatesWithReplacement = "with_replacement"
+)
+
+// CandidateDraws lists the allowed values of GraphOptions.Candidates,
+// Config.Candidates and Spec.Candidates, the default first.
+var CandidateDraws = []string{CandidatesWithoutReplacement, CandidatesWithReplacement}
+
+// maxCandidates bounds M with replacement: candidate positions are int32
+// (without replacement M is clamped to N−1 anyway).
+const maxCandidates = math.MaxInt32
+
 // DefaultBlockSize is the number of nodes that share one candidate set when
 // GraphOptions.BlockSize is 0.
 const DefaultBlockSize = 64
@@ -60,9 +85,13 @@ const chunkCols = 2048
 // GraphOptions configure BuildProximityGraph.
 type GraphOptions struct {
 	// M is the number of candidates drawn per node and K the number of
-	// neighbours kept (1 ≤ K ≤ M). Both are clamped to N−1; M ≥ N−1 means
-	// "all other nodes", which yields the exact kNN graph.
+	// neighbours kept (1 ≤ K ≤ M). Without replacement both are clamped to
+	// N−1; M ≥ N−1 means "all other nodes", which yields the exact kNN
+	// graph. With replacement neither is clamped (M < 2³¹).
 	M, K int
+	// Candidates is CandidatesWithoutReplacement (default, also "") or
+	// CandidatesWithReplacement.
+	Candidates string
 	// CandidateSharing is ShareBlock (default) or ShareNode.
 	CandidateSharing string
 	// BlockSize is the largest number of nodes sharing a candidate set in
@@ -86,10 +115,12 @@ type GraphOptions struct {
 // not modified, a normalised copy is used). A larger M makes neighbours more
 // similar (M ≥ N−1: exact kNN graph); M close to K makes them random.
 //
-// Candidates are drawn without replacement and never include the node
-// itself (the official code draws with replacement and may draw the node
-// itself; for M ≪ N the difference is negligible, and this choice makes
-// M ≥ N−1 exactly the kNN graph). The result is a directed K-out graph.
+// By default (Candidates = CandidatesWithoutReplacement) candidates are
+// drawn without replacement and never include the node itself, as the
+// paper's text describes Algorithm 2 (for M ≪ N the difference from the
+// published code's draw is negligible, and this choice makes M ≥ N−1
+// exactly the kNN graph). The result is a directed K-out graph of K
+// distinct out-neighbours, none the node itself.
 //
 // With CandidateSharing = ShareBlock the nodes are shuffled and cut into
 // blocks of BlockSize; each block draws one set of M+1 candidates, node v of
@@ -99,6 +130,37 @@ type GraphOptions struct {
 // but the sets of nodes in one block coincide; the tests check that
 // neighbour similarity, label agreement and walk statistics match ShareNode
 // within noise. The build is deterministic given Seed.
+//
+// With Candidates = CandidatesWithReplacement the draw is the published
+// code's (THUDM/BatchSampler main.py, build_graph): M independent uniform
+// draws from all N nodes, the node itself included, scored and cut to the
+// top K as torch.topk cuts the M scores of a row, which means:
+//
+//   - Self: a node that draws itself scores it like any other candidate.
+//     Its cosine with itself is 1 (about 1 in float32), the largest
+//     possible, so the node is then its own first neighbour — a self-loop,
+//     on which a walk step stays where it is (as the published walk does).
+//     The published code keeps it (its exp(cos/τ) is monotone in the
+//     cosine, so the order is the same), and so does this path.
+//   - Duplicates: a node drawn twice is two columns with the same score;
+//     top-K keeps both when both rank among the K best, so it fills two of
+//     the K slots and is twice as likely to be the walk's next step.
+//   - K versus distinct candidates: only K ≤ M is required (torch.topk's
+//     condition on the M scores). When the M draws hold fewer than K
+//     distinct nodes (always when K > N) the row repeats nodes; that is
+//     what the published code's topk returns, and it is kept.
+//   - M is not clamped: M = 2N draws leave a share (1 − 1/N)^M ≈ e^−2 of the
+//     nodes out, so graphs still change with M beyond N.
+//
+// ShareBlock (default) then draws one multiset of M candidates per block,
+// scored by every node of the block (no drop: each node's multiset is
+// still M independent uniform draws over all N nodes, the marginal of the
+// published code's per-node draw, which ShareNode performs literally);
+// duplicate candidates are gathered and scored twice, so the cost is that
+// of M distinct candidates. Block b's draws are M successive
+// rand.Rand.IntN(N) of the same per-block generator the default path
+// draws from; ShareNode's are node i's. The build stays deterministic
+// given Seed and independent of Workers.
 func BuildProximityGraph(e Embeddings, opt GraphOptions) (*Graph, error) {
 	u, err := normalizeRows(e)
 	if err != nil {
@@ -155,18 +217,54 @@ func mix64(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// resolveMK clamps M and K to N−1 and checks 1 ≤ K ≤ M.
-func resolveMK(n, m, k int) (int, int, error) {
-	if n == 1 {
-		return 0, 0, nil
+// resolveMK checks 1 ≤ K ≤ M and the candidate draw; without replacement
+// it clamps M and K to N−1 (a single node has no neighbour), with
+// replacement it returns them as they are (M < 2³¹), and reports whether
+// the draw is with replacement.
+func resolveMK(n, m, k int, candidates string) (int, int, bool, error) {
+	replace := candidates == CandidatesWithReplacement
+	if err := oneOf("Candidates", candidates, CandidateDraws, true); err != nil {
+		return 0, 0, false, err
+	}
+	if n == 1 && !replace {
+		return 0, 0, false, nil
 	}
 	if k < 1 {
-		return 0, 0, fmt.Errorf("K (neighbours kept) must be ≥ 1, got %d", k)
+		return 0, 0, false, fmt.Errorf("K (neighbours kept) must be ≥ 1, got %d", k)
 	}
 	if m < k {
-		return 0, 0, fmt.Errorf("M (candidates) must be ≥ K, got M=%d K=%d", m, k)
+		return 0, 0, false, fmt.Errorf("M (candidates) must be ≥ K, got M=%d K=%d", m, k)
 	}
-	return min(m, n-1), min(k, n-1), nil
+	if replace {
+		if m > maxCandidates {
+			return 0, 0, false, fmt.Errorf("M (candidates) must be < 2³¹ with replacement, got %d", m)
+		}
+		return m, k, true, nil
+	}
+	return min(m, n-1), min(k, n-1), false, nil
+}
+
+// blockSizeFor returns the ShareBlock block size for the requested bs (0:
+// DefaultBlockSize), lowered to keep the mean number of blocks whose draw
+// holds a given node at minBlocksPerNode (see there). Without replacement
+// that number is about (M+1)/bs, and when M+1 ≥ N every block holds every
+// node; with replacement a node misses one block's draw with probability
+// (1 − 1/N)^M ≈ e^(−M/N) and all N/bs blocks with probability about
+// e^(−M/bs), whatever M is relative to N, so bs ≤ M/16.
+func blockSizeFor(bs, n, m int, replace bool) (int, error) {
+	if bs == 0 {
+		bs = DefaultBlockSize
+	}
+	if bs < 0 {
+		return 0, fmt.Errorf("BlockSize must be ≥ 0, got %d", bs)
+	}
+	switch {
+	case replace:
+		bs = min(bs, max(minBlockSize, m/minBlocksPerNode))
+	case m+1 < n:
+		bs = min(bs, max(minBlockSize, (m+1)/minBlocksPerNode))
+	}
+	return bs, nil
 }
 
 func workerCount(w int) int {
@@ -206,7 +304,7 @@ func parallel(workers, jobs int, job func(w, j int)) {
 
 // buildProximity runs Algorithm 2 on the normalised rows u (n×d).
 func buildProximity(u []float32, n, d int, opt GraphOptions) (*Graph, error) {
-	m, k, err := resolveMK(n, opt.M, opt.K)
+	m, k, replace, err := resolveMK(n, opt.M, opt.K, opt.Candidates)
 	if err != nil {
 		return nil, fmt.Errorf("sampler: proximity graph: %w", err)
 	}
@@ -217,19 +315,13 @@ func buildProximity(u []float32, n, d int, opt GraphOptions) (*Graph, error) {
 	workers := workerCount(opt.Workers)
 	switch opt.CandidateSharing {
 	case "", ShareBlock:
-		bs := opt.BlockSize
-		if bs == 0 {
-			bs = DefaultBlockSize
+		bs, err := blockSizeFor(opt.BlockSize, n, m, replace)
+		if err != nil {
+			return nil, fmt.Errorf("sampler: proximity graph: %w", err)
 		}
-		if bs < 0 {
-			return nil, fmt.Errorf("sampler: proximity graph: BlockSize must be ≥ 0, got %d", bs)
-		}
-		if m+1 < n { // keep (M+1)/BlockSize ≥ minBlocksPerNode, see below
-			bs = min(bs, max(minBlockSize, (m+1)/minBlocksPerNode))
-		}
-		buildBlocks(u, n, d, m, k, bs, workers, opt.Seed, g.Adj)
+		buildBlocks(u, n, d, m, k, bs, replace, workers, opt.Seed, g.Adj)
 	case ShareNode:
-		buildPerNode(u, nil, n, d, m, k, workers, opt.Seed, g.Adj)
+		buildPerNode(u, nil, n, d, m, k, replace, workers, opt.Seed, g.Adj)
 	default:
 		return nil, fmt.Errorf("sampler: proximity graph: CandidateSharing is %q, want %q or %q", opt.CandidateSharing, ShareBlock, ShareNode)
 	}
@@ -264,32 +356,66 @@ func buildKNN(u []float32, n, d, k, workers int) (*Graph, error) {
 	return g, nil
 }
 
-// buildBlocks is the ShareBlock path of Algorithm 2.
-func buildBlocks(u []float32, n, d, m, k, bs, workers int, seed uint64, adj []int32) {
+// buildBlocks is the ShareBlock path of Algorithm 2 (with replacement when
+// replace).
+func buildBlocks(u []float32, n, d, m, k, bs int, replace bool, workers int, seed uint64, adj []int32) {
+	perm := blockPerm(n, seed)
+	nc := blockCandidates(n, m, replace)
+	blocks := (n + bs - 1) / bs
+	ws := make([]*blockWork, workers)
+	parallel(workers, blocks, func(w, b int) {
+		bw := ws[w]
+		if bw == nil {
+			bw = newBlockWork(n, d, bs, min(nc, chunkCols), k)
+			ws[w] = bw
+		}
+		cand, drop := bw.blockDraw(seed, b, n, m, replace)
+		nodes := perm[b*bs : min((b+1)*bs, n)]
+		bw.score(u, d, nodes, cand, len(cand), drop, k, adj)
+	})
+}
+
+// blockPerm is the random order of the nodes that ShareBlock cuts into
+// blocks.
+func blockPerm(n int, seed uint64) []int32 {
 	perm := make([]int32, n)
 	for i := range perm {
 		perm[i] = int32(i)
 	}
 	prng := rand.New(rand.NewPCG(mix64(seed), 0x6b6c6f636b))
 	prng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-	m1 := min(m+1, n) // one spare candidate, dropped for nodes not drawn
-	blocks := (n + bs - 1) / bs
-	ws := make([]*blockWork, workers)
-	parallel(workers, blocks, func(w, b int) {
-		bw := ws[w]
-		if bw == nil {
-			bw = newBlockWork(n, d, bs, min(m1, chunkCols), k)
-			ws[w] = bw
-		}
-		rng := rand.New(rand.NewPCG(mix64(seed^0x5a5a), uint64(b)))
-		cand := bw.drawSet(rng, n, m1)
-		drop := -1
-		if m1 == m+1 { // a node outside the set drops one random member
-			drop = rng.IntN(m1)
-		}
-		nodes := perm[b*bs : min((b+1)*bs, n)]
-		bw.score(u, d, nodes, cand, m1, drop, k, adj)
-	})
+	return perm
+}
+
+// blockCandidates is the number of candidate columns a ShareBlock block
+// scores: M+1 without replacement (one spare, dropped by the nodes not
+// drawn; at most N), M with replacement.
+func blockCandidates(n, m int, replace bool) int {
+	if replace {
+		return m
+	}
+	return min(m+1, n)
+}
+
+// blockDraw draws block b's candidates from the block's own generator
+// (seeded by seed and b, so the draw does not depend on which worker
+// scores the block) and returns them with the column a node outside them
+// drops (−1: none). Without replacement: a uniform (M+1)-subset (all N
+// nodes when M+1 ≥ N) and, when there is a spare, one uniformly chosen
+// column to drop. With replacement: M draws rand.Rand.IntN(N), in order,
+// and no drop.
+func (bw *blockWork) blockDraw(seed uint64, b, n, m int, replace bool) (cand []int32, drop int) {
+	rng := rand.New(rand.NewPCG(mix64(seed^0x5a5a), uint64(b)))
+	if replace {
+		return bw.drawMultiset(rng, n, m), -1
+	}
+	m1 := blockCandidates(n, m, false)
+	cand = bw.drawSet(rng, n, m1)
+	drop = -1
+	if m1 == m+1 { // a node outside the set drops one random member
+		drop = rng.IntN(m1)
+	}
+	return cand, drop
 }
 
 // blockWork is one worker's scratch space for scoring a block of nodes
@@ -317,12 +443,14 @@ type blockWork struct {
 // them), whose score of a pair does not depend on the other rows of the
 // block.
 func scoreBlock(bw *blockWork, u []float32, d, rows, c0 int, rowsIdx []int32, cols int) {
-	b := u[c0*d : (c0+cols)*d]
-	if rowsIdx != nil {
+	var b []float32
+	if rowsIdx != nil { // (with replacement there may be more than N columns)
 		b = bw.p[:cols*d]
 		for j, v := range rowsIdx {
 			copy(b[j*d:(j+1)*d], u[int(v)*d:(int(v)+1)*d])
 		}
+	} else {
+		b = u[c0*d : (c0+cols)*d]
 	}
 	gemm.SgemmPacked(false, true, rows, cols, d, 1, bw.a[:rows*d], d, b, d, 0, bw.c, bw.ldc)
 }
@@ -365,19 +493,41 @@ func (bw *blockWork) drawSet(rng *rand.Rand, n, m int) []int32 {
 	return bw.cand
 }
 
+// drawMultiset draws m candidates uniformly with replacement from [0,n)
+// (m successive rng.IntN(n)). It stamps no member (it only advances the
+// generation), so score excludes no column of a multiset when drop is −1:
+// the block's own nodes and repeated nodes are scored like any other
+// candidate.
+func (bw *blockWork) drawMultiset(rng *rand.Rand, n, m int) []int32 {
+	bw.gen++
+	if bw.gen == 0 {
+		clear(bw.stamp)
+		bw.gen = 1
+	}
+	bw.cand = bw.cand[:0]
+	for range m {
+		bw.cand = append(bw.cand, int32(rng.IntN(n)))
+	}
+	return bw.cand
+}
+
 // score finds, for every node of the block, the k best of the candidate
 // columns and writes their node ids to adj. cand == nil means the candidates
 // are all nodes 0..nCand-1 in order. Column `self` (the node's own position,
-// if it is a candidate) is always excluded; when the node is not among the
-// candidates, column drop (if ≥ 0) is excluded instead.
+// if it is a candidate of a drawSet set) is always excluded; when the node
+// is not among the candidates, column drop (if ≥ 0) is excluded instead.
+// A drawMultiset multiset marks no position, so with drop = −1 nothing is
+// excluded and the k best may repeat a node (cand repeats it).
 func (bw *blockWork) score(u []float32, d int, nodes []int32, cand []int32, nCand, drop, k int, adj []int32) {
 	bw.scoreRows(u, nil, d, nodes, cand, nCand, drop, k, 0, adj)
 }
 
 // buildPerNode is the ShareNode path: Algorithm 2 literally, one candidate
-// draw and M dot products per node. With h not nil the rows are h's (u
-// unused), each converted to a normalised float32 row before its product.
-func buildPerNode(u []float32, h *halfRows, n, d, m, k, workers int, seed uint64, adj []int32) {
+// draw and M dot products per node (with replace, the published code's M
+// draws rand.Rand.IntN(N) from node i's generator, self and repeats
+// scored like any candidate). With h not nil the rows are h's (u unused),
+// each converted to a normalised float32 row before its product.
+func buildPerNode(u []float32, h *halfRows, n, d, m, k int, replace bool, workers int, seed uint64, adj []int32) {
 	const chunk = 64
 	jobs := (n + chunk - 1) / chunk
 	type work struct {
@@ -401,20 +551,27 @@ func buildPerNode(u []float32, h *halfRows, n, d, m, k, workers int, seed uint64
 		}
 		for i := j * chunk; i < min((j+1)*chunk, n); i++ {
 			rng := rand.New(rand.NewPCG(mix64(seed^0x6e6f6465), uint64(i)))
-			wk.gen++
-			if wk.gen == 0 {
-				clear(wk.stamp)
-				wk.gen = 1
-			}
-			// Floyd's algorithm over the n−1 other nodes (x ≥ i maps to x+1).
 			wk.cand = wk.cand[:0]
-			for t := n - 1 - m; t < n-1; t++ {
-				x := rng.IntN(t + 1)
-				if wk.stamp[x] == wk.gen {
-					x = t
+			if replace {
+				for range m {
+					wk.cand = append(wk.cand, int32(rng.IntN(n)))
 				}
-				wk.stamp[x] = wk.gen
-				wk.cand = append(wk.cand, int32(x))
+			} else {
+				wk.gen++
+				if wk.gen == 0 {
+					clear(wk.stamp)
+					wk.gen = 1
+				}
+				// Floyd's algorithm over the n−1 other nodes (x ≥ i maps
+				// to x+1, below).
+				for t := n - 1 - m; t < n-1; t++ {
+					x := rng.IntN(t + 1)
+					if wk.stamp[x] == wk.gen {
+						x = t
+					}
+					wk.stamp[x] = wk.gen
+					wk.cand = append(wk.cand, int32(x))
+				}
 			}
 			var ui []float32
 			if h != nil {
@@ -424,7 +581,7 @@ func buildPerNode(u []float32, h *halfRows, n, d, m, k, workers int, seed uint64
 				ui = u[i*d : (i+1)*d]
 			}
 			for c, x := range wk.cand {
-				if int(x) >= i {
+				if !replace && int(x) >= i {
 					x++
 					wk.cand[c] = x
 				}

@@ -4,10 +4,7 @@ package sampler
 // graph a BatchSampler builds at a given refresh, whole or a range of its
 // rows, so that array jobs can build shards of one graph and merge them.
 
-import (
-	"fmt"
-	"math/rand/v2"
-)
+import "fmt"
 
 // BuildSeed returns the seed of the build-th graph (1-based: the first
 // Refresh is build 1) of a BatchSampler created with seed: the Seed its
@@ -33,7 +30,8 @@ type GraphRows struct {
 // Memory: every shard needs all of e twice (e itself and a normalised copy:
 // candidates are drawn from all N nodes), 8·N·D bytes, plus 4·(hi−lo)·K
 // bytes of neighbour table, plus per-worker scratch. Time: a proximity
-// shard still draws and gathers the M+1 candidate rows of every block that
+// shard still draws and gathers the M+1 (with replacement: M) candidate
+// rows of every block that
 // holds one of its nodes — with ShareBlock nearly every block, since blocks
 // are cut from a random permutation — so S shards cost S candidate gathers
 // (about 4·N·M·D/BlockSize bytes each) but the GEMM and top-K work once.
@@ -81,7 +79,7 @@ func BuildGraphRowsNormalized(u Embeddings, kind string, opt GraphOptions, lo, h
 func buildGraphRows(u []float32, h *halfRows, n, d int, kind string, opt GraphOptions, lo, hi int) (*GraphRows, error) {
 	switch kind {
 	case "", GraphProximity:
-		m, k, err := resolveMK(n, opt.M, opt.K)
+		m, k, replace, err := resolveMK(n, opt.M, opt.K, opt.Candidates)
 		if err != nil {
 			return nil, fmt.Errorf("sampler: graph rows: %w", err)
 		}
@@ -92,22 +90,16 @@ func buildGraphRows(u []float32, h *halfRows, n, d int, kind string, opt GraphOp
 		workers := workerCount(opt.Workers)
 		switch opt.CandidateSharing {
 		case "", ShareBlock:
-			bs := opt.BlockSize
-			if bs == 0 {
-				bs = DefaultBlockSize
+			bs, err := blockSizeFor(opt.BlockSize, n, m, replace) // as buildProximity
+			if err != nil {
+				return nil, fmt.Errorf("sampler: graph rows: %w", err)
 			}
-			if bs < 0 {
-				return nil, fmt.Errorf("sampler: graph rows: BlockSize must be ≥ 0, got %d", bs)
-			}
-			if m+1 < n { // as buildProximity
-				bs = min(bs, max(minBlockSize, (m+1)/minBlocksPerNode))
-			}
-			buildBlockRows(u, h, n, d, m, k, bs, workers, opt.Seed, lo, hi, out.Adj)
+			buildBlockRows(u, h, n, d, m, k, bs, replace, workers, opt.Seed, lo, hi, out.Adj)
 		case ShareNode:
 			// The literal (slow) path builds the whole N·K table and keeps
 			// the range.
 			full := make([]int32, n*k)
-			buildPerNode(u, h, n, d, m, k, workers, opt.Seed, full)
+			buildPerNode(u, h, n, d, m, k, replace, workers, opt.Seed, full)
 			copy(out.Adj, full[lo*k:hi*k])
 		default:
 			return nil, fmt.Errorf("sampler: graph rows: CandidateSharing is %q, want %q or %q", opt.CandidateSharing, ShareBlock, ShareNode)
@@ -147,14 +139,9 @@ func buildGraphRows(u []float32, h *halfRows, n, d int, kind string, opt GraphOp
 // only its nodes in the range (a pair's score does not depend on the other
 // rows of the block, see scoreBlock), written to adj at row v−lo. With h
 // not nil the rows are h's (u unused).
-func buildBlockRows(u []float32, h *halfRows, n, d, m, k, bs, workers int, seed uint64, lo, hi int, adj []int32) {
-	perm := make([]int32, n)
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	prng := rand.New(rand.NewPCG(mix64(seed), 0x6b6c6f636b))
-	prng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-	m1 := min(m+1, n)
+func buildBlockRows(u []float32, h *halfRows, n, d, m, k, bs int, replace bool, workers int, seed uint64, lo, hi int, adj []int32) {
+	perm := blockPerm(n, seed)
+	nc := blockCandidates(n, m, replace)
 	blocks := (n + bs - 1) / bs
 	ws := make([]*blockWork, workers)
 	sub := make([][]int32, workers)
@@ -171,22 +158,18 @@ func buildBlockRows(u []float32, h *halfRows, n, d, m, k, bs, workers int, seed 
 		}
 		bw := ws[w]
 		if bw == nil {
-			bw = newBlockWork(n, d, bs, min(m1, chunkCols), k)
+			bw = newBlockWork(n, d, bs, min(nc, chunkCols), k)
 			ws[w] = bw
 		}
-		rng := rand.New(rand.NewPCG(mix64(seed^0x5a5a), uint64(b)))
-		cand := bw.drawSet(rng, n, m1)
-		drop := -1
-		if m1 == m+1 {
-			drop = rng.IntN(m1)
-		}
-		bw.scoreRows(u, h, d, nodes, cand, m1, drop, k, lo, adj)
+		cand, drop := bw.blockDraw(seed, b, n, m, replace)
+		bw.scoreRows(u, h, d, nodes, cand, len(cand), drop, k, lo, adj)
 	})
 }
 
 // scoreRows is blockWork.score writing node v's row to adj[(v−lo)·k:]
 // (score is scoreRows with lo = 0): the excluded column of each row is the
-// node itself (cand nil), its position among the candidates, or drop.
+// node itself (cand nil), its position among the candidates, or drop (−1
+// for a drawMultiset multiset: no column is excluded).
 // With h not nil the rows are read from h (u unused), converted to
 // normalised float32 rows as they are needed: the block's rows into bw.a
 // and each chunk of candidates into bw.p (scoreBlockHalf).

@@ -24,27 +24,46 @@ const (
 var Kinds = []string{KindUniform, KindKNN, KindBatchSampler}
 
 // Spec chooses how mini-batches are formed: the YAML schema of a sampler in
-// a config file. The zero values of Walk, Graph, Embedding, Epoch and
-// Warmup mean their defaults (rwr, proximity, projection, fixed, none).
+// a config file. The zero values of Walk, Graph, Candidates, Embedding,
+// Epoch and Warmup mean their defaults (rwr, proximity,
+// without_replacement, projection, fixed, none).
 //
 // The paper's text and the published code (THUDM/BatchSampler main.py)
-// differ in four ways; each published choice is a key of its own, and
-// `published: true` turns on all four (see Effective):
+// differ in four ways that `published: true` turns on together (see
+// Effective), each published choice a key of its own:
 //
-//	epoch: covering            # epochs that walk until ⌊N/B⌋·B instances are covered
-//	embedding: cached_views    # graph from both views' training-time projections
+//	epoch: covering              # epochs that walk until ⌊N/B⌋·B instances are covered
+//	embedding: cached_views      # graph from both views' training-time projections
 //	alpha: {schedule: per_epoch} # α = 0.2 − (e/5)·0.1 for the 1-based sampler epoch e, floored at 0.05
-//	warmup: shuffled_epoch     # a Uniform first epoch, the graph built at its end Validate checks a Spec and New
+//	warmup: shuffled_epoch       # a Uniform first epoch, the graph built at its end
 //
-// builds the sampler; a Driver (refresh.go) runs it in a training loop.
+// and in a fifth that `published: true` leaves off (so that the runs
+// recorded with it stay as they are), on only when asked:
+//
+//	candidates: with_replacement # M draws with replacement from all N nodes, self included
+//
+// Validate checks a Spec and New builds the sampler; a Driver (refresh.go)
+// runs it in a training loop.
 type Spec struct {
 	// Kind is "uniform", "knn" or "batchsampler".
 	Kind string `yaml:"kind"`
 	// Label names the sampler in results (default: Kind, or a description
 	// of the walk and graph for ablations).
 	Label string `yaml:"label"`
-	M     int    `yaml:"m"`
-	K     int    `yaml:"k"`
+	// M is the number of candidates a node draws and K the number of
+	// neighbours it keeps (K ≤ M); see Candidates for M ≥ N.
+	M int `yaml:"m"`
+	K int `yaml:"k"`
+	// Candidates is how a node's M candidates are drawn (graph proximity
+	// only): "without_replacement" (default: M distinct other nodes, as the
+	// paper's text says; M and K are clamped to N−1, so every M ≥ N−1 is
+	// the exact kNN graph) or "with_replacement" (the published code's
+	// draw: M uniform draws from all N nodes, so the node itself and
+	// repeats can be among them and the graph keeps changing with M beyond
+	// N; a row may hold the node itself, first, and repeated neighbours;
+	// K ≤ M is all that is required). See BuildProximityGraph. Not turned
+	// on by Published.
+	Candidates string `yaml:"candidates,omitempty"`
 	// Walk is rwr, rw, bfs or dfs; Graph is proximity or knn.
 	Walk  string        `yaml:"walk"`
 	Graph string        `yaml:"graph"`
@@ -85,7 +104,9 @@ type Spec struct {
 	// itself: epoch covering, embedding cached_views, alpha {schedule:
 	// per_epoch} and warmup shuffled_epoch. Each can still be overridden
 	// (epoch: fixed, embedding: projection, warmup: none, alpha: 0.3 or
-	// alpha: {schedule: linear, ...}). Only for kind batchsampler.
+	// alpha: {schedule: linear, ...}). Only for kind batchsampler. The
+	// published candidate draw (candidates: with_replacement) is not among
+	// them: set it as well for the published code's graph.
 	Published bool `yaml:"published,omitempty"`
 }
 
@@ -176,9 +197,12 @@ func oneOf(key, v string, allowed []string, defaultFirst bool) error {
 // allowed values of kind, walk, graph and embedding are Kinds, Walks,
 // GraphKinds and EmbeddingSources.
 //
-// The published choices (published, epoch, warmup, alpha.schedule) are
-// refused on any kind but batchsampler, and embedding cached_views on
-// uniform, since nothing would read them.
+// The published choices (published, epoch, warmup, alpha.schedule,
+// candidates) are refused on any kind but batchsampler, embedding
+// cached_views on uniform, and candidates with_replacement with graph knn,
+// since nothing would read them. The allowed values of candidates are
+// CandidateDraws; with_replacement lifts no other check (m ≥ k ≥ 1; m may
+// exceed N, and k may too).
 func (s Spec) Validate(key string) error {
 	if err := oneOf(key+".kind", s.Kind, Kinds, false); err != nil {
 		return err
@@ -187,7 +211,7 @@ func (s Spec) Validate(key string) error {
 		for _, k := range []struct {
 			name string
 			set  bool
-		}{{"published", s.Published}, {"epoch", s.Epoch != ""}, {"warmup", s.Warmup != ""}, {"alpha.schedule", s.Alpha.Kind != ""}} {
+		}{{"published", s.Published}, {"epoch", s.Epoch != ""}, {"warmup", s.Warmup != ""}, {"alpha.schedule", s.Alpha.Kind != ""}, {"candidates", s.Candidates != ""}} {
 			if k.set {
 				return fmt.Errorf("%s.%s: only kind batchsampler has this key, got kind %s", key, k.name, s.Kind)
 			}
@@ -214,6 +238,12 @@ func (s Spec) Validate(key string) error {
 	if err := oneOf(key+".graph", s.Graph, GraphKinds, true); err != nil {
 		return err
 	}
+	if err := oneOf(key+".candidates", s.Candidates, CandidateDraws, true); err != nil {
+		return err
+	}
+	if s.Graph == GraphKNN && s.Candidates == CandidatesWithReplacement {
+		return fmt.Errorf("%s.candidates: with_replacement draws the candidates of graph proximity; graph knn draws none (remove candidates or set graph: proximity)", key)
+	}
 	if err := oneOf(key+".epoch", s.Epoch, EpochKinds, true); err != nil {
 		return err
 	}
@@ -228,6 +258,9 @@ func (s Spec) Validate(key string) error {
 	}
 	if s.M < s.K {
 		return fmt.Errorf("%s.m: must be >= k (%d), got %d", key, s.K, s.M)
+	}
+	if s.Candidates == CandidatesWithReplacement && s.M > maxCandidates {
+		return fmt.Errorf("%s.m: must be < 2^31 with candidates: with_replacement, got %d", key, s.M)
 	}
 	for _, a := range []struct {
 		k string
@@ -280,9 +313,9 @@ func (s Spec) DisplayName() string {
 
 // New builds the sampler the spec describes over n instances with batch
 // size b (B) and the given seed: NewUniform(n, b, seed), NewKNN(n, b, t,
-// seed), or NewBatchSampler with M, K, Walk, Graph, α (Alpha.Schedule()), t
-// and MaxWalkSteps, Epoch and Warmup of the Effective spec, the other
-// Config fields left at their defaults. The spec is checked first
+// seed), or NewBatchSampler with M, K, Candidates, Walk, Graph, α
+// (Alpha.Schedule()), t and MaxWalkSteps, Epoch and Warmup of the
+// Effective spec, the other Config fields left at their defaults. The spec is checked first
 // (Validate with key "sampler").
 func (s Spec) New(n, b int, seed uint64) (Sampler, error) {
 	if err := s.Validate("sampler"); err != nil {
@@ -304,7 +337,7 @@ func (s Spec) New(n, b int, seed uint64) (Sampler, error) {
 		return k, nil
 	}
 	bs, err := NewBatchSampler(Config{
-		BatchSize: b, M: s.M, K: s.K, Walk: s.Walk, Graph: s.Graph,
+		BatchSize: b, M: s.M, K: s.K, Candidates: s.Candidates, Walk: s.Walk, Graph: s.Graph,
 		Alpha:        s.Alpha.Schedule(),
 		RefreshEvery: s.RefreshEvery, MaxWalkSteps: s.MaxWalkSteps,
 		Epoch: s.Epoch, Warmup: s.Warmup,

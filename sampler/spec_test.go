@@ -127,6 +127,26 @@ func TestSpecValidate(t *testing.T) {
 			`sampler.alpha.end: must be in [0, 1], got -0.1`},
 		{"alpha NaN", with(func(s *Spec) { s.Alpha.Start = math.NaN() }), "sampler",
 			`sampler.alpha.start: must be in [0, 1], got NaN`},
+
+		// candidates: the published code's draw, with replacement.
+		{"candidates default", with(func(s *Spec) { s.Candidates = "without_replacement" }), "sampler", ""},
+		{"candidates with_replacement", with(func(s *Spec) { s.Candidates = "with_replacement" }), "sampler", ""},
+		{"with_replacement, m > N", with(func(s *Spec) { s.Candidates, s.M = "with_replacement", 6000 }), "sampler", ""},
+		{"with_replacement, k = m", with(func(s *Spec) { s.Candidates, s.M, s.K = "with_replacement", 3000, 3000 }), "sampler", ""},
+		{"candidates value", with(func(s *Spec) { s.Candidates = "replacement" }), "samplers[1]",
+			`samplers[1].candidates: "replacement" is not allowed; allowed values: without_replacement (default), with_replacement`},
+		{"candidates case", with(func(s *Spec) { s.Candidates = "With_Replacement" }), "sampler",
+			`sampler.candidates: "With_Replacement" is not allowed; allowed values: without_replacement (default), with_replacement`},
+		{"with_replacement, m < k", with(func(s *Spec) { s.Candidates, s.M = "with_replacement", 50 }), "samplers[1]",
+			`samplers[1].m: must be >= k (100), got 50`},
+		{"with_replacement, m ≥ 2^31", with(func(s *Spec) { s.Candidates, s.M = "with_replacement", 1<<31 }), "samplers[1]",
+			`samplers[1].m: must be < 2^31 with candidates: with_replacement, got 2147483648`},
+		{"with_replacement, graph knn", with(func(s *Spec) { s.Candidates, s.Graph = "with_replacement", "knn" }), "samplers[1]",
+			`samplers[1].candidates: with_replacement draws the candidates of graph proximity; graph knn draws none (remove candidates or set graph: proximity)`},
+		{"candidates on knn", Spec{Kind: "knn", Candidates: "with_replacement"}, "samplers[0]",
+			`samplers[0].candidates: only kind batchsampler has this key, got kind knn`},
+		{"candidates on uniform", Spec{Kind: "uniform", Candidates: "without_replacement"}, "sampler",
+			`sampler.candidates: only kind batchsampler has this key, got kind uniform`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.s.Validate(tc.key)
@@ -209,6 +229,10 @@ func TestSpecNewMatchesConstructors(t *testing.T) {
 		{"batchsampler no alpha", Spec{Kind: "batchsampler", M: 30, K: 30},
 			func() (Sampler, error) {
 				return NewBatchSampler(Config{BatchSize: b, M: 30, K: 30, Alpha: Schedule{Kind: "linear"}}, n, seed)
+			}},
+		{"batchsampler with replacement, M > N", Spec{Kind: "batchsampler", M: 4 * n, K: 20, Candidates: "with_replacement", Alpha: AlphaSchedule{Start: 0.2, End: 0.05}, RefreshEvery: 10},
+			func() (Sampler, error) {
+				return NewBatchSampler(Config{BatchSize: b, M: 4 * n, K: 20, Candidates: CandidatesWithReplacement, Alpha: Schedule{Start: 0.2, End: 0.05, Kind: "linear"}, RefreshEvery: 10}, n, seed)
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

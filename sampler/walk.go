@@ -138,6 +138,13 @@ type WalkStep struct {
 // each node's out-neighbours in a random order (a random rotation and a
 // random stride coprime to K) and backtracking when all were visited.
 //
+// Rows may repeat a node or list the node itself (candidates
+// with_replacement, the published code's graph): a neighbour listed r times
+// of K is picked with probability r/K, as the published walk's
+// random.choice over the row, and a step along a self-loop stays on the
+// node (it meets no new node, so it counts toward the stall and step limits
+// below; BFS and DFS skip such entries as already in the batch).
+//
 // Fallback, so that a walk never hangs (the official code can loop forever
 // on a small reachable set): when the walk from its current start has taken
 // MaxSteps steps, or (RW/RWR) has gone 16·(K+1) steps without meeting a new

@@ -83,7 +83,10 @@ func alphaKey(a sampler.AlphaSchedule) string {
 // BatchSampler as the paper's text describes it (RWR on the proximity
 // graph, no published switch) with K and the epochs of the appendix, and
 // its M, α, t and B differ from the appendix's settings in at most the one
-// that a sensitivity table varies, at a value the table has.
+// that a sensitivity table varies, at a value the table has. Either
+// candidate draw qualifies: the text's (without replacement) or the
+// published code's (candidates: with_replacement), which is how the
+// paper's M table can vary M beyond N; the four published switches do not.
 func PaperNumber(cfg *train.Config, s sampler.Spec) (table.Reported, string, bool) {
 	d := cfg.Data.Name
 	set, ok := table.PaperGraphSettings[d]

@@ -465,6 +465,7 @@ func TestPaperTables(t *testing.T) {
 	}{
 		{"IMDB-BINARY", nil, "71.90±0.46"},
 		{"IMDB-BINARY", []string{"samplers[0].m=4000"}, "70.86±0.56"},
+		{"IMDB-BINARY", []string{"samplers[0].m=4000", "samplers[0].candidates=with_replacement"}, "70.86±0.56"},
 		{"IMDB-BINARY", []string{"samplers[0].alpha=0.5"}, "71.06±0.21"},
 		{"IMDB-BINARY", []string{"samplers[0].refresh_every=10"}, "71.30"},
 		{"IMDB-BINARY", []string{"train.batch_size=64"}, "71.65"},

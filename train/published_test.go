@@ -2,6 +2,7 @@ package train
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
 // publishedSamplers compares Uniform with the published BatchSampler
@@ -150,5 +153,48 @@ func TestCachedViewsNeedsBothViews(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: error %v, want %q", tc.set, err, tc.want)
 		}
+	}
+}
+
+// candidates: with_replacement (the published code's candidate draw, not
+// implied by published: true) is a sampler key like the others: -set
+// reaches it, the written config holds it (and a config without it writes
+// no candidates key, as before), a wrong value is an error naming the key
+// and the allowed values, and a run trains with M and K above N = 90.
+func TestCandidatesWithReplacementKey(t *testing.T) {
+	const samplers = `samplers=[{kind: uniform}, {kind: batchsampler, label: repl, m: 400, k: 120, refresh_every: 2}]`
+	cfg := mustParse(t, tinySynthetic, samplers, "samplers[1].candidates=with_replacement", "seeds=[0]", "train.epochs=2")
+	if got := cfg.Samplers[1].Candidates; got != sampler.CandidatesWithReplacement {
+		t.Fatalf("samplers[1].candidates = %q after -set", got)
+	}
+	var buf bytes.Buffer
+	if err := WriteConfig(&buf, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "candidates: with_replacement") {
+		t.Errorf("written config has no candidates: with_replacement:\n%s", buf.String())
+	}
+	buf.Reset()
+	plain := mustParse(t, tinySynthetic, samplers)
+	if err := WriteConfig(&buf, &plain); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "candidates") {
+		t.Errorf("a config without the key writes it:\n%s", buf.String())
+	}
+	_, err := ParseConfig([]byte(tinySynthetic), []string{samplers, "samplers[1].candidates=sometimes"})
+	if want := `samplers[1].candidates (-set samplers[1].candidates=sometimes): "sometimes" is not allowed; allowed values: without_replacement (default), with_replacement`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	_, err = ParseConfig([]byte(tinySynthetic), []string{samplers, "samplers[0].candidates=with_replacement"})
+	if want := `samplers[0].candidates (-set samplers[0].candidates=with_replacement): only kind batchsampler has this key, got kind uniform`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), cfg, Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(stepRecords(t, dir)["repl-seed0"]); n != 2*3 {
+		t.Errorf("%d steps of the with-replacement sampler, want 6", n)
 	}
 }
