@@ -7,7 +7,7 @@ OUT ?= runs
 
 ## test: the full test suite (what CI runs)
 test:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout 25m $(PKGS)
 
 ## test-short: skips the slow tests on large shared datasets
 test-short:
