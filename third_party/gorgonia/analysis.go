@@ -8,7 +8,9 @@ import (
 // dataflow analysis
 
 type dataflow struct {
-	uniques map[uint32]*Node
+	// uniques holds, per Hashcode, the distinct values seen so far: different
+	// nodes can share a 32-bit hash (batchsampler-go patch, see vn).
+	uniques map[uint32]Nodes
 
 	replacements map[*Node]*Node
 	intervals    map[*Node]*interval
@@ -20,7 +22,7 @@ type dataflow struct {
 
 func newdataflow() *dataflow {
 	df := new(dataflow)
-	df.uniques = make(map[uint32]*Node)
+	df.uniques = make(map[uint32]Nodes)
 	df.devTransChildren = make(map[*Node]Nodes)
 	df.devTransRepl = make(map[*Node]*Node)
 	return df
@@ -28,22 +30,41 @@ func newdataflow() *dataflow {
 
 // equivalent to the value numbering algorithm
 // it returns true if it is unique
+//
+// batchsampler-go patch: in v0.9.18 vn took two nodes of equal 32-bit
+// Hashcode for the same value without comparing them, so when a node's hash
+// collided with that of an earlier, different node (a leaf, say), the node
+// was never executed: it was given the other node's register, its consumers
+// read the other node's value, and its own Value (a parameter's gradient,
+// for instance) stayed nil. vn now merges only nodes that nodeEqUnder finds
+// equal, comparing the children by their own replacements (the children come
+// first in the sorted order, so theirs are known).
 func (df *dataflow) vn(n *Node) (retVal *Node, unique bool) {
 	compileLogf("Value numbering")
 	enterLogScope()
 	defer leaveLogScope()
 
-	node, ok := df.uniques[n.Hashcode()]
-
-	if ok {
-		return node, false
+	h := n.Hashcode()
+	for _, node := range df.uniques[h] {
+		if node == n || nodeEqUnder(n, node, df.replacement) {
+			return node, node == n
+		}
 	}
 
 	compileLogf("adding a new unique")
 	// otherwise, add it to uniques, and then return itself
-	df.uniques[n.Hashcode()] = n
+	df.uniques[h] = append(df.uniques[h], n)
 
 	return n, true
+}
+
+// replacement returns the node that replaces n (n itself if it is unique or
+// not yet numbered). Part of the batchsampler-go patch (see vn).
+func (df *dataflow) replacement(n *Node) *Node {
+	if r, ok := df.replacements[n]; ok {
+		return r
+	}
+	return n
 }
 
 // analyzeDevice records which node is supposed to be executed on which device.
@@ -88,19 +109,18 @@ func analyze(g *ExprGraph, sorted Nodes) *dataflow {
 	compileLogf("Finding unique leaves")
 	df := newdataflow()
 	for _, n := range g.leaves {
-		df.uniques[n.Hashcode()] = n
+		df.vn(n) // batchsampler-go patch: v0.9.18 kept the last leaf of each hash
 	}
 
 	// compileLogf("Common subexpression elimination")
 	// compileLogf("analyzing devices")
-	replacements := make(map[*Node]*Node)
+	df.replacements = make(map[*Node]*Node)
 	for _, n := range sorted {
 		r, _ := df.vn(n)
-		replacements[n] = r // CSE
-		df.analyzeDevice(n) // Device targeting
+		df.replacements[n] = r // CSE
+		df.analyzeDevice(n)    // Device targeting
 	}
-	df.replacements = replacements
-	compileLogf("replacements: %-p", FmtNodeMap(replacements))
+	compileLogf("replacements: %-p", FmtNodeMap(df.replacements))
 
 	// TODO
 	// constant propagation

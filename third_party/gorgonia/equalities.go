@@ -1,6 +1,8 @@
 package gorgonia
 
 import (
+	"bytes"
+
 	"gorgonia.org/dawson"
 	"gorgonia.org/tensor"
 )
@@ -175,21 +177,31 @@ func constEq(a, b constant) (ok bool) {
 	}
 }
 
-// fastest comparisons to least fastest
+// nodeEq reports whether a and b are the same node or compute the same value,
+// so that ExprGraph.AddNode may merge them (hash-consing). AddNode calls it only
+// for nodes of equal 32-bit Hashcode, which different nodes can share.
+//
+// batchsampler-go patch: in v0.9.18 nodeEq did not compare the children and
+// compared ops by their 32-bit Hashcode alone, so two different nodes whose
+// node hashes collided were merged whenever their ops, types and shapes
+// agreed. It now compares the children (which AddNode's callers have already
+// merged into the graph, so identity is equality), the ops' whole WriteHash
+// output, and the type and shape of inputs as well as their names.
 func nodeEq(a, b *Node) bool {
+	return nodeEqUnder(a, b, func(n *Node) *Node { return n })
+}
+
+// nodeEqUnder is nodeEq with the children of a and b compared after mapping
+// them by canon (their representatives under common-subexpression
+// elimination; the identity for hash-consing). Part of the batchsampler-go
+// patch (see nodeEq).
+func nodeEqUnder(a, b *Node, canon func(*Node) *Node) bool {
 	if a == b {
 		return true
 	}
 
-	if a.isInput() {
-		if !b.isInput() {
-			return false
-		}
-		return a.name == b.name
-	}
-
-	if b.isInput() {
-		return false
+	if a.isInput() || b.isInput() {
+		return a.isInput() && b.isInput() && a.name == b.name && a.t == b.t && a.shape.Eq(b.shape)
 	}
 
 	// hashcode is good for comparing Op (TODO: benchmark this vs reflect.DeepEq)
@@ -209,5 +221,29 @@ func nodeEq(a, b *Node) bool {
 		return false
 	}
 
-	return true
+	for i, c := range a.children {
+		if canon(c) != canon(b.children[i]) {
+			return false
+		}
+	}
+
+	return opKeyEq(a.op, b.op)
 }
+
+// opKeyEq reports whether two ops write the same bytes in WriteHash, which
+// names an op and all of its parameters. Part of the batchsampler-go patch
+// (see nodeEq).
+func opKeyEq(a, b Op) bool {
+	var ka, kb opKey
+	a.WriteHash(&ka)
+	b.WriteHash(&kb)
+	return bytes.Equal(ka.Bytes(), kb.Bytes())
+}
+
+// opKey records what an op's WriteHash writes (a hash.Hash that keeps its
+// input instead of hashing it).
+type opKey struct{ bytes.Buffer }
+
+func (k *opKey) Sum(b []byte) []byte { return append(b, k.Bytes()...) }
+func (k *opKey) Size() int           { return k.Len() }
+func (k *opKey) BlockSize() int      { return 1 }
