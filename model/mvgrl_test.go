@@ -301,7 +301,50 @@ func mvgrlLossValue(t *testing.T, m *MVGRL, batch *ViewBatch) float64 {
 // TestMVGRLGradientFiniteDifference checks the gradient of MVGRL's loss
 // with respect to every parameter against central differences (float64).
 func TestMVGRLGradientFiniteDifference(t *testing.T) {
-	gs := smallMVGRLGraphs(11, 4, 2)
+	checkMVGRLGradients(t, smallMVGRLGraphs(11, 4, 2))
+}
+
+// TestMVGRLGradientsHashCollision is the gradient check on a batch whose
+// loss-and-gradient graph holds two different nodes with the same 32-bit
+// Node.Hashcode, the hash by which Gorgonia identifies nodes. Gorgonia
+// 0.9.18's compiler took such nodes for one (common-subexpression
+// elimination without a comparison), so the later one was never executed and
+// its consumers read the other's value; an MVGRL run on NCI1 failed that way
+// at step 420 ("gnn1.layers.2.bias: gradient is <nil>": the bias gradient
+// collided with the node of the parameter gnn2.layers.3.act.weight). The
+// batch was found by trying seeds of smallMVGRLGraphs; the hash covers node
+// types, shapes, op keys (with the sparse matrices' hashes) and parameter
+// names, so a change to any of them can move the collision away, which the
+// test reports (then search again).
+func TestMVGRLGradientsHashCollision(t *testing.T) {
+	checkMVGRLGradients(t, smallMVGRLGraphs(70327, 4, 2), func(g *gorgonia.ExprGraph) {
+		if len(hashCollisions(g)) == 0 {
+			t.Fatal("the fixture's graph no longer has two nodes of one hash: search for another seed of smallMVGRLGraphs (InDim 2, Hidden 3, Layers 2, float64, model seed 4)")
+		}
+	})
+}
+
+// hashCollisions returns the pairs of different nodes of g with equal
+// Hashcode.
+func hashCollisions(g *gorgonia.ExprGraph) [][2]*gorgonia.Node {
+	seen := map[uint32]*gorgonia.Node{}
+	var out [][2]*gorgonia.Node
+	for _, n := range g.AllNodes() {
+		h := n.Hashcode()
+		if m, ok := seen[h]; ok && m != n {
+			out = append(out, [2]*gorgonia.Node{m, n})
+		}
+		seen[h] = n
+	}
+	return out
+}
+
+// checkMVGRLGradients checks the gradient of MVGRL's loss on gs (a float64
+// model: InDim 2, Hidden 3, Layers 2, seed 4) with respect to every
+// parameter against central differences. Each inspect sees the graph with
+// its gradient nodes before it runs.
+func checkMVGRLGradients(t *testing.T, gs []*data.Graph, inspect ...func(*gorgonia.ExprGraph)) {
+	t.Helper()
 	batch := mustPackViews(t, gs)
 	m, err := NewMVGRL(MVGRLConfig{InDim: 2, Hidden: 3, Layers: 2, Float64: true}, 4)
 	if err != nil {
@@ -310,6 +353,9 @@ func TestMVGRLGradientFiniteDifference(t *testing.T) {
 	g, b, l := mvgrlLoss(t, m, batch)
 	if _, err := gorgonia.Grad(l, b.Learnables()...); err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range inspect {
+		f(g)
 	}
 	vm := gorgonia.NewTapeMachine(g)
 	if err := vm.RunAll(); err != nil {
