@@ -1,3 +1,4 @@
+//go:build !amd64
 // +build !amd64
 
 package gorgonia

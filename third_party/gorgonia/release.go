@@ -1,3 +1,4 @@
+//go:build !debug
 // +build !debug
 
 package gorgonia

@@ -1,3 +1,4 @@
+//go:build !cuda
 // +build !cuda
 
 package gorgonia
