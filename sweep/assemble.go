@@ -27,16 +27,9 @@ type Result struct {
 	// sweep's order.
 	Baselines []CellResult `json:"baselines"`
 	Points    []CellResult `json:"points"`
-	// Failed lists the cells without results and why.
-	Failed []string `json:"failed,omitempty"`
-	// Sets are the command line's overrides, applied to every cell.
-	Sets []string `json:"sets,omitempty"`
-	// ComputeSeconds sums training and evaluation over every finished
-	// run, whichever process ran it; WallSeconds is the time of the
-	// process that assembled the result.
-	ComputeSeconds float64          `json:"compute_seconds"`
-	WallSeconds    float64          `json:"wall_seconds"`
-	Provenance     train.Provenance `json:"provenance"`
+	// Summary: Sets are the command line's overrides, applied to every
+	// cell; a sweep skips nothing.
+	table.Summary
 }
 
 // CellResult is one cell of the sweep: a point, or a baseline.
@@ -87,7 +80,7 @@ type Entry struct {
 // p.Cells (RunCells or ReadCells).
 func Assemble(p *Plan, sts []table.CellStatus, wall time.Duration) *Result {
 	r := &Result{Name: p.Config.Name, Mode: p.Mode, Baseline: p.Baseline, Swept: p.Swept, Dataset: p.Config.Data.Name,
-		Seeds: p.Config.Seeds, Axes: p.Axes, Sets: p.Sets, WallSeconds: wall.Seconds(), Provenance: train.CurrentProvenance()}
+		Seeds: p.Config.Seeds, Axes: p.Axes, Summary: table.NewSummary(nil, p.Sets, wall)}
 	byDir := map[string]table.CellStatus{}
 	for _, st := range sts {
 		byDir[st.Dir] = st

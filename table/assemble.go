@@ -45,24 +45,36 @@ type GraphTable struct {
 	Datasets []string `json:"datasets"`
 	Blocks   []string `json:"blocks"`
 	Entries  []Entry  `json:"entries"`
+	Summary
+}
+
+// Summary is what every assembled grid (the graph and text tables, a
+// sweep) records besides its cells; its fields are inlined in the JSON.
+type Summary struct {
 	// Failed lists the cells without results and why.
 	Failed []string `json:"failed,omitempty"`
-	// Skipped lists the datasets left out and why.
+	// Skipped lists what the plan left out and why (datasets, tasks).
 	Skipped []string `json:"skipped,omitempty"`
 	// Sets are the overrides applied to every cell.
 	Sets []string `json:"sets,omitempty"`
-	// ComputeSeconds sums every entry's ComputeSeconds: the table's cost on
-	// this machine, whichever processes ran it.
+	// ComputeSeconds sums training and evaluation over every finished
+	// run: the grid's cost on this machine, whichever processes ran it.
 	ComputeSeconds float64 `json:"compute_seconds"`
-	// WallSeconds is the time of the process that assembled the table
+	// WallSeconds is the time of the process that assembled the grid
 	// (cells finished earlier cost it nothing).
 	WallSeconds float64          `json:"wall_seconds"`
 	Provenance  train.Provenance `json:"provenance"`
 }
 
+// NewSummary starts the Summary of a grid assembled by this process after
+// wall, with the plan's skipped items and the overrides sets.
+func NewSummary(skipped, sets []string, wall time.Duration) Summary {
+	return Summary{Skipped: skipped, Sets: sets, WallSeconds: wall.Seconds(), Provenance: train.CurrentProvenance()}
+}
+
 // AssembleGraphs builds the table from the cells' statuses (RunCells).
 func AssembleGraphs(sts []CellStatus, plan *Plan, sets []string, wall time.Duration) *GraphTable {
-	t := &GraphTable{Skipped: plan.Skipped, Sets: sets, WallSeconds: wall.Seconds(), Provenance: train.CurrentProvenance()}
+	t := &GraphTable{Summary: NewSummary(plan.Skipped, sets, wall)}
 	for _, st := range sts {
 		if !slices.Contains(t.Datasets, st.Dataset) {
 			t.Datasets = append(t.Datasets, st.Dataset)

@@ -91,17 +91,9 @@ type TextTable struct {
 	// runs, per seed) and the TF-IDF cosine baseline (baseline_tfidf_test,
 	// STS-B only), from the first cell that has them.
 	References []TextRow `json:"references"`
-	// Failed lists the cells without results and why.
-	Failed []string `json:"failed,omitempty"`
-	// Skipped lists what the plan found missing (the absent SentEval tasks).
-	Skipped []string `json:"skipped,omitempty"`
-	// Sets are the overrides applied to every cell.
-	Sets []string `json:"sets,omitempty"`
-	// ComputeSeconds sums every row's ComputeSeconds; WallSeconds is the
-	// time of the process that assembled the table.
-	ComputeSeconds float64          `json:"compute_seconds"`
-	WallSeconds    float64          `json:"wall_seconds"`
-	Provenance     train.Provenance `json:"provenance"`
+	// Summary: Skipped lists what the plan found missing (the absent
+	// SentEval tasks).
+	Summary
 }
 
 // stsMetric is the metric of the sts protocol's runs (STS-B test).
@@ -119,7 +111,7 @@ type seedScores struct {
 // detail (the dev-selected parameters); a cell whose results are not the
 // sts protocol's is listed as failed.
 func AssembleText(sts []CellStatus, plan *Plan, sets []string, wall time.Duration) *TextTable {
-	t := &TextTable{Tasks: slices.Clone(TextTasks), Skipped: plan.Skipped, Sets: sets, WallSeconds: wall.Seconds(), Provenance: train.CurrentProvenance()}
+	t := &TextTable{Tasks: slices.Clone(TextTasks), Summary: NewSummary(plan.Skipped, sets, wall)}
 	var untrained []seedScores
 	var tfidf *float64
 	for _, st := range sts {
