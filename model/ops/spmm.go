@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"gorgonia.org/gorgonia"
@@ -117,6 +118,16 @@ func SpMMFloat32(m *CSR, x []float32, f int, out []float32) { spmm(m, x, f, out)
 func SpMMFloat64(m *CSR, x []float64, f int, out []float64) { spmm(m, x, f, out) }
 
 func spmm[T float32 | float64](m *CSR, x []T, f int, out []T) {
+	if o, ok := any(out).([]float32); ok && haveRowKernels && rowKernelSafe(m.Rows, m.Cols, m.RowPtr, m.Col, len(x), len(o), f) {
+		x32 := any(x).([]float32)
+		parallelFor(m.Rows, m.NNZ()*f, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				k0, k1 := m.RowPtr[r], m.RowPtr[r+1]
+				spmmRow32(&o[r*f], &x32[0], unsafe.SliceData(m.Col[k0:]), nil, int(k1-k0), f)
+			}
+		})
+		return
+	}
 	parallelFor(m.Rows, m.NNZ()*f, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			dst := out[r*f : r*f+f]
@@ -130,4 +141,25 @@ func spmm[T float32 | float64](m *CSR, x []T, f int, out []T) {
 			}
 		}
 	})
+}
+
+// rowKernelSafe reports whether the row kernels may read and write through
+// raw pointers: every index of the matrix is within x (cols×f) and out
+// (rows×f) and f > 0. A matrix that fails (only one built without NewCSR or
+// NewWeightedCSR can) takes the scalar loops, which check every index.
+func rowKernelSafe(rows, cols int, rowPtr, col []int32, xLen, outLen, f int) bool {
+	if f <= 0 || rows == 0 || cols == 0 || xLen < cols*f || outLen < rows*f || len(rowPtr) != rows+1 || rowPtr[0] != 0 || int(rowPtr[rows]) > len(col) {
+		return false
+	}
+	for r := 0; r < rows; r++ {
+		if rowPtr[r+1] < rowPtr[r] {
+			return false
+		}
+	}
+	for _, c := range col[:rowPtr[rows]] {
+		if c < 0 || int(c) >= cols {
+			return false
+		}
+	}
+	return true
 }

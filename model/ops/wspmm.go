@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"gorgonia.org/gorgonia"
@@ -233,6 +234,16 @@ func WSpMMFloat32(m *WeightedCSR, x []float32, f int, out []float32) { wspmm(m, 
 func WSpMMFloat64(m *WeightedCSR, x []float64, f int, out []float64) { wspmm(m, m.Val, x, f, out) }
 
 func wspmm[T float32 | float64](m *WeightedCSR, val, x []T, f int, out []T) {
+	if o, ok := any(out).([]float32); ok && haveRowKernels && rowKernelSafe(m.Rows, m.Cols, m.RowPtr, m.Col, len(x), len(o), f) && len(val) >= len(m.Col) {
+		v, x32 := any(val).([]float32), any(x).([]float32)
+		parallelFor(m.Rows, m.NNZ()*f, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				k0, k1 := m.RowPtr[r], m.RowPtr[r+1]
+				wspmmRow32(&o[r*f], &x32[0], unsafe.SliceData(m.Col[k0:]), unsafe.SliceData(v[k0:]), int(k1-k0), f)
+			}
+		})
+		return
+	}
 	parallelFor(m.Rows, m.NNZ()*f, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			dst := out[r*f : r*f+f]
