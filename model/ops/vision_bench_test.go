@@ -2,10 +2,11 @@ package ops
 
 import (
 	"fmt"
-	"gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 	"math/rand/v2"
 	"testing"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 func randVec32(rng *rand.Rand, n int) []float32 {

@@ -1,9 +1,7 @@
 package ops
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"sync"
 	"unsafe"
@@ -34,6 +32,15 @@ type WeightedCSR struct {
 	t       *WeightedCSR
 	hOnce   sync.Once
 	h       uint64
+	rOnce   sync.Once
+	rOK     bool
+}
+
+// inRange reports (once) whether the pattern's indices are in range, so
+// that the row kernels may use raw pointers.
+func (m *WeightedCSR) inRange() bool {
+	m.rOnce.Do(func() { m.rOK = patternInRange(m.Rows, m.Cols, m.RowPtr, m.Col) })
+	return m.rOK
 }
 
 // NewWeightedCSR validates the arrays (as NewCSR, plus one finite value
@@ -97,32 +104,17 @@ func (m *WeightedCSR) T() *WeightedCSR {
 	return m.t
 }
 
-// Hash returns a 64-bit FNV-1a hash of the size, the pattern and the
-// values, computed once.
+// Hash returns a 64-bit hash of the size, the pattern and the values
+// (hashWords), computed once.
 func (m *WeightedCSR) Hash() uint64 {
 	m.hOnce.Do(func() {
-		h := fnv.New64a()
-		b := make([]byte, 0, 4*1024)
-		flush := func(force bool) {
-			if force || len(b)+8 > cap(b) {
-				h.Write(b)
-				b = b[:0]
-			}
-		}
-		b = binary.LittleEndian.AppendUint64(b, uint64(m.Rows))
-		b = binary.LittleEndian.AppendUint64(b, uint64(m.Cols))
-		for _, arr := range [][]int32{m.RowPtr, m.Col} {
-			for _, v := range arr {
-				flush(false)
-				b = binary.LittleEndian.AppendUint32(b, uint32(v))
-			}
-		}
+		h := hashWords(hashSeed, uint64(m.Rows), uint64(m.Cols))
+		h = hashInt32s(h, m.RowPtr)
+		h = hashInt32s(h, m.Col)
 		for _, v := range m.Val {
-			flush(false)
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+			h = hashWords(h, math.Float64bits(v))
 		}
-		flush(true)
-		m.h = h.Sum64()
+		m.h = h
 	})
 	return m.h
 }
@@ -234,7 +226,7 @@ func WSpMMFloat32(m *WeightedCSR, x []float32, f int, out []float32) { wspmm(m, 
 func WSpMMFloat64(m *WeightedCSR, x []float64, f int, out []float64) { wspmm(m, m.Val, x, f, out) }
 
 func wspmm[T float32 | float64](m *WeightedCSR, val, x []T, f int, out []T) {
-	if o, ok := any(out).([]float32); ok && haveRowKernels && rowKernelSafe(m.Rows, m.Cols, m.RowPtr, m.Col, len(x), len(o), f) && len(val) >= len(m.Col) {
+	if o, ok := any(out).([]float32); ok && haveRowKernels && sizesFit(m.Rows, m.Cols, len(x), len(o), f) && m.inRange() && len(val) >= len(m.Col) {
 		v, x32 := any(val).([]float32), any(x).([]float32)
 		parallelFor(m.Rows, m.NNZ()*f, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
