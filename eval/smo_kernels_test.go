@@ -173,3 +173,35 @@ func BenchmarkExpScaled(b *testing.B) {
 		}
 	})
 }
+
+// TestWSS2NearTies: objectives that differ by far less than the 2^-14 error
+// of the division filter's reciprocal (wss2x8 divides only in blocks where
+// some lane may beat its minimum) still give the scalar loop's choice, the
+// last of equal objectives included.
+func TestWSS2NearTies(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	for _, n := range []int{16, 64, 1001, 4096} {
+		for _, spread := range []float64{0, 1e-15, 1e-12, 1e-8, 1e-5} {
+			for trial := range 10 {
+				yG := make([]float64, n)
+				fl := make([]uint8, n)
+				Ki := make([]float32, n)
+				for k := range n {
+					yG[k] = 0.5 * (1 + spread*r.Float64())
+					fl[k] = 2 | uint8(r.IntN(2)) // inLow
+					Ki[k] = float32(0.25 * (1 + spread*r.Float64()))
+				}
+				if trial%2 == 1 { // the best objective near the end: records late in the scan
+					for k := range n {
+						yG[k] *= 1 + spread*float64(k)/float64(n)
+					}
+				}
+				w2, wObj, wMin := wss2Go(yG, fl, Ki, 0.5, math.Inf(-1), math.Inf(1), -1, 0)
+				g2, gObj, gMin := wss2(yG, fl, Ki, 0.5)
+				if g2 != w2 || math.Float64bits(gObj) != math.Float64bits(wObj) || gMin != wMin {
+					t.Fatalf("n=%d spread=%g trial %d: wss2 (%v, %v, %d), scalar (%v, %v, %d)", n, spread, trial, g2, gObj, gMin, w2, wObj, wMin)
+				}
+			}
+		}
+	}
+}
