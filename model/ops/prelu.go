@@ -100,6 +100,14 @@ func preluForward[T float32 | float64](out, x, a []T, c int) {
 		return
 	}
 	rows := len(x) / c
+	if o, ok := any(out).([]float32); ok && haveRowKernels && len(a) == 1 && rows > 0 {
+		x32 := any(x).([]float32)[:rows*c]
+		o = o[:rows*c]
+		parallelFor(rows, len(x), func(lo, hi int) {
+			preluShared32(&o[lo*c], &x32[lo*c], &x32[lo*c], (hi-lo)*c, any(a).([]float32)[0])
+		})
+		return
+	}
 	parallelFor(rows, len(x), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			src, dst := x[r*c:(r+1)*c], out[r*c:(r+1)*c]
@@ -218,6 +226,14 @@ func preluGradX[T float32 | float64](out, x, a, dy []T, c int) {
 		return
 	}
 	rows := len(x) / c
+	if o, ok := any(out).([]float32); ok && haveRowKernels && len(a) == 1 && rows > 0 {
+		x32, g32 := any(x).([]float32)[:rows*c], any(dy).([]float32)[:rows*c]
+		o = o[:rows*c]
+		parallelFor(rows, len(x), func(lo, hi int) {
+			preluShared32(&o[lo*c], &x32[lo*c], &g32[lo*c], (hi-lo)*c, any(a).([]float32)[0])
+		})
+		return
+	}
 	parallelFor(rows, len(x), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			xs, g, dst := x[r*c:(r+1)*c], dy[r*c:(r+1)*c], out[r*c:(r+1)*c]
@@ -236,10 +252,25 @@ func preluGradX[T float32 | float64](out, x, a, dy []T, c int) {
 // slope s (every entry for one shared slope), in float64, in row order.
 func preluGradSlope[T float32 | float64](out, x, dy []T, c int) {
 	acc := make([]float64, len(out))
-	if c > 0 {
+	switch {
+	case c <= 0:
+	case len(out) == 1:
+		// One chain in index order. A skipped entry adds +0, which leaves
+		// the sum's bits as they are (it is never -0: it starts at +0), so
+		// the loop needs no branch on the sign of x.
+		var s float64
+		for i, v := range x {
+			p := float64(dy[i]) * float64(v)
+			if !(v <= 0) {
+				p = 0
+			}
+			s += p
+		}
+		acc[0] = s
+	default:
 		for i, v := range x {
 			if v <= 0 {
-				acc[(i%c)%len(out)] += float64(dy[i]) * float64(v)
+				acc[i%c] += float64(dy[i]) * float64(v)
 			}
 		}
 	}

@@ -19,3 +19,9 @@ func spmmRow32(out, x *float32, col *int32, val *float32, nnz, f int)
 
 // setRowKernels turns the row kernels on or off (benchmarks compare both).
 func setRowKernels(on bool) { haveRowKernels = on && cpu.X86.HasAVX512F }
+
+// preluShared32 writes out[i] = v[i] where x[i] > 0 and a·v[i] elsewhere
+// for i < n (prelu_amd64.s), bit-identical to the scalar loops.
+//
+//go:noescape
+func preluShared32(out, x, v *float32, n int, a float32)
