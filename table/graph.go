@@ -26,7 +26,18 @@ type GraphSettings struct {
 	// (model.diffusion.top_k; 0: no cap). Not in the paper: a cost bound
 	// for datasets of large or dense graphs (see MVGRLConfig).
 	DiffusionTopK int
+	// MVGRLMaxDegree caps MVGRL's one-hot degree features on a dataset
+	// without node labels (data.max_degree: degrees above it share the last
+	// column; 0: one column per degree up to the largest). Not in the paper:
+	// a memory bound, as the features are dense (N nodes × columns float32).
+	MVGRLMaxDegree int
 }
+
+// DefaultMVGRLMaxDegree caps MVGRL's one-hot degrees where a dataset's
+// largest degree would make its dense features too large to hold:
+// REDDIT-BINARY (859k nodes, degrees up to 3,062) would need 10.5 GB for
+// them uncapped, 0.22 GB capped (65 columns).
+const DefaultMVGRLMaxDegree = 64
 
 // PaperGraphSettings holds the appendix's settings of the seven datasets
 // of the paper's graph table, by TU name.
@@ -34,7 +45,7 @@ var PaperGraphSettings = map[string]GraphSettings{
 	"IMDB-BINARY":   {BatchSize: 256, Epochs: 100, RefreshEvery: 25, M: 500, K: 100},
 	"IMDB-MULTI":    {BatchSize: 128, Epochs: 50, RefreshEvery: 25, M: 500, K: 100},
 	"COLLAB":        {BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 1000, K: 100, DiffusionTopK: DefaultDiffusionTopK},
-	"REDDIT-BINARY": {BatchSize: 128, Epochs: 50, RefreshEvery: 50, M: 500, K: 100, DiffusionTopK: DefaultDiffusionTopK},
+	"REDDIT-BINARY": {BatchSize: 128, Epochs: 50, RefreshEvery: 50, M: 500, K: 100, DiffusionTopK: DefaultDiffusionTopK, MVGRLMaxDegree: DefaultMVGRLMaxDegree},
 	"PROTEINS":      {BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 500, K: 100, DiffusionTopK: DefaultDiffusionTopK},
 	"MUTAG":         {BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 100, K: 50},
 	"NCI1":          {BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 1000, K: 100},
@@ -50,8 +61,8 @@ const DefaultDiffusionTopK = 64
 
 // DefaultGraphSettings are the settings of a TU dataset the paper does not
 // name: the appendix's most common column (B = 128, 20 epochs, t = 50,
-// M = 500, K = 100) and the capped diffusion.
-var DefaultGraphSettings = GraphSettings{BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 500, K: 100, DiffusionTopK: DefaultDiffusionTopK}
+// M = 500, K = 100), the capped diffusion and capped degree features.
+var DefaultGraphSettings = GraphSettings{BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 500, K: 100, DiffusionTopK: DefaultDiffusionTopK, MVGRLMaxDegree: DefaultMVGRLMaxDegree}
 
 // SettingsFor returns the settings of the named dataset and whether they
 // are the paper's (false: DefaultGraphSettings).
@@ -175,8 +186,9 @@ func MVGRLEpochs(n, b int) int {
 // paper's settings: GraphCL, DCL and HCL train the GIN of the appendix (3
 // layers, hidden 32, Adam 0.01, temperature 0.2) with the dataset's B and
 // epochs; MVGRL trains its two GCN encoders at CPU scale (4 layers, hidden
-// 128, Adam 1e-3, B = 128, MVGRLEpochs, features auto-degree, diffusion α
-// 0.2 with ε = 1e-4 and the dataset's top-k cap). n is the number of graphs
+// 128, Adam 1e-3, B = 128, MVGRLEpochs, features auto-degree with the
+// dataset's degree cap, diffusion α 0.2 with ε = 1e-4 and the dataset's
+// top-k cap). n is the number of graphs
 // (MVGRL's epochs depend on it). root is written as data.root unless empty.
 // Every block has the three sampler rows and 5 seeds.
 func GraphConfigYAML(block string, d GraphData, n int, root string) (string, error) {
@@ -190,6 +202,9 @@ func GraphConfigYAML(block string, d GraphData, n int, root string) (string, err
 	features := "auto"
 	if block == BlockMVGRL {
 		features = "auto-degree"
+		if s.MVGRLMaxDegree > 0 {
+			features += fmt.Sprintf(", max_degree: %d", s.MVGRLMaxDegree)
+		}
 	}
 	dataLine := fmt.Sprintf("data: {source: %s, name: %s, path: %s, features: %s%s}\n", d.Source, d.Name, d.Path, features, rootKey)
 	switch block {

@@ -145,6 +145,27 @@ func TestSettingsAndEpochs(t *testing.T) {
 			t.Errorf("MVGRLEpochs(%d, %d) = %d, want %d", tt.n, tt.b, got, tt.want)
 		}
 	}
+	// MVGRL's one-hot degrees are capped where they would not fit in memory
+	// (REDDIT-BINARY, unnamed datasets) and nowhere else; GIN's features
+	// never are.
+	for _, tt := range []struct {
+		block, name string
+		want        int
+	}{
+		{BlockMVGRL, "REDDIT-BINARY", DefaultMVGRLMaxDegree},
+		{BlockMVGRL, "ENZYMES", DefaultMVGRLMaxDegree},
+		{BlockMVGRL, "COLLAB", 0},
+		{BlockMVGRL, "IMDB-BINARY", 0},
+		{BlockGraphCL, "REDDIT-BINARY", 0},
+	} {
+		cfg, err := GraphConfig(tt.block, GraphData{Name: tt.name, Source: "gin", Path: "tu_gin_format/" + tt.name + "/" + tt.name + ".txt"}, 2000, "", nil)
+		if err != nil {
+			t.Fatalf("%s on %s: %v", tt.block, tt.name, err)
+		}
+		if cfg.Data.MaxDegree != tt.want {
+			t.Errorf("%s on %s: data.max_degree %d, want %d", tt.block, tt.name, cfg.Data.MaxDegree, tt.want)
+		}
+	}
 	if _, err := GraphConfigYAML("simclr", GraphData{Name: "MUTAG", Source: "tu", Path: "tu/MUTAG"}, 188, ""); err == nil || !strings.Contains(err.Error(), "graphcl, dcl, hcl, mvgrl") {
 		t.Errorf("unknown block: %v", err)
 	}
