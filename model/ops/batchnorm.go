@@ -267,7 +267,12 @@ func bnForward[T float32 | float64](op *BatchNormOp, out, x, gamma, beta []T) {
 		mean, v := op.mean, op.variance
 		clear(mean)
 		clear(v)
-		for i := 0; i < n; i++ {
+		x32, vec := any(x).([]float32)
+		vec = vec && haveRowKernels && n > 0 && c > 0 && len(x) >= n*c && len(mean) >= c && len(v) >= c
+		if vec {
+			bnColSums32(&mean[0], &x32[0], n, c)
+		}
+		for i := 0; i < n && !vec; i++ {
 			row := x[i*c : i*c+c]
 			for j, xv := range row {
 				mean[j] += float64(xv)
@@ -276,7 +281,10 @@ func bnForward[T float32 | float64](op *BatchNormOp, out, x, gamma, beta []T) {
 		for j := range mean {
 			mean[j] /= float64(n)
 		}
-		for i := 0; i < n; i++ {
+		if vec {
+			bnColSqDev32(&v[0], &mean[0], &x32[0], n, c)
+		}
+		for i := 0; i < n && !vec; i++ {
 			row := x[i*c : i*c+c]
 			for j, xv := range row {
 				d := float64(xv) - mean[j]
@@ -297,6 +305,13 @@ func bnForward[T float32 | float64](op *BatchNormOp, out, x, gamma, beta []T) {
 		s := float64(gamma[j]) * invStd[j]
 		scale[j] = T(s)
 		shift[j] = T(float64(beta[j]) - mean[j]*s)
+	}
+	if o, ok := any(out).([]float32); ok && haveRowKernels && n > 0 && c > 0 && len(x) >= n*c && len(o) >= n*c {
+		x32, sc, sh := any(x).([]float32), any(scale).([]float32), any(shift).([]float32)
+		parallelFor(n, n*c, func(lo, hi int) {
+			bnAffine32(&o[lo*c], &x32[lo*c], &sc[0], &sh[0], hi-lo, c)
+		})
+		return
 	}
 	for i := 0; i < n; i++ {
 		src, dst := x[i*c:i*c+c], out[i*c:i*c+c]
@@ -411,7 +426,13 @@ func bnBackward[T float32 | float64](op *bnGradOp, out, x, gamma, dy []T) {
 	// Σ dy and Σ dy·x̂ per column, in float64.
 	sdy := make([]float64, c)
 	sdyx := make([]float64, c)
-	for i := 0; i < n; i++ {
+	x32, vec := any(x).([]float32)
+	dy32, _ := any(dy).([]float32)
+	vec = vec && haveRowKernels && n > 0 && c > 0 && len(x) >= n*c && len(dy) >= n*c && len(mean) >= c && len(invStd) >= c
+	if vec {
+		bnBwdSums32(&sdy[0], &sdyx[0], &mean[0], &invStd[0], &x32[0], &dy32[0], n, c)
+	}
+	for i := 0; i < n && !vec; i++ {
 		xr, gr := x[i*c:i*c+c], dy[i*c:i*c+c]
 		for j, xv := range xr {
 			g := float64(gr[j])
@@ -441,6 +462,12 @@ func bnBackward[T float32 | float64](op *bnGradOp, out, x, gamma, dy []T) {
 		k[j] = float64(gamma[j]) * invStd[j]
 		sdy[j] /= float64(n)
 		sdyx[j] /= float64(n)
+	}
+	if o, ok := any(out).([]float32); ok && vec && len(o) >= n*c {
+		parallelFor(n, n*c, func(lo, hi int) {
+			bnBwdDx32(&o[lo*c], &x32[lo*c], &dy32[lo*c], &mean[0], &invStd[0], &k[0], &sdy[0], &sdyx[0], hi-lo, c)
+		})
+		return
 	}
 	for i := 0; i < n; i++ {
 		xr, gr, dst := x[i*c:i*c+c], dy[i*c:i*c+c], out[i*c:i*c+c]

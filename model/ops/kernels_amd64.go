@@ -4,7 +4,8 @@ package ops
 
 import "golang.org/x/sys/cpu"
 
-// haveRowKernels: the AVX-512 row kernels of spmm_amd64.s can run.
+// haveRowKernels: the AVX-512 kernels (spmm_amd64.s, prelu_amd64.s,
+// batchnorm_amd64.s) can run.
 var haveRowKernels = cpu.X86.HasAVX512F
 
 // wspmmRow32 and spmmRow32 compute one output row of WSpMM and SpMM:
@@ -25,3 +26,22 @@ func setRowKernels(on bool) { haveRowKernels = on && cpu.X86.HasAVX512F }
 //
 //go:noescape
 func preluShared32(out, x, v *float32, n int, a float32)
+
+// The BatchNorm passes of batchnorm_amd64.s over an n×c float32 matrix
+// (rows in order, float64 statistics), bit-identical to bnForward's and
+// bnBackward's scalar loops.
+//
+//go:noescape
+func bnColSums32(sum *float64, x *float32, n, c int)
+
+//go:noescape
+func bnColSqDev32(sum, mean *float64, x *float32, n, c int)
+
+//go:noescape
+func bnAffine32(out, x, scale, shift *float32, n, c int)
+
+//go:noescape
+func bnBwdSums32(sdy, sdyx, mean, invStd *float64, x, dy *float32, n, c int)
+
+//go:noescape
+func bnBwdDx32(out, x, dy *float32, mean, invStd, k, sdy, sdyx *float64, n, c int)

@@ -1,0 +1,29 @@
+//go:build !amd64 || purego
+
+package ops
+
+const haveRowKernels = false
+
+func wspmmRow32(out, x *float32, col *int32, val *float32, nnz, f int) {
+	panic("ops: wspmmRow32 without AVX-512")
+}
+
+func spmmRow32(out, x *float32, col *int32, val *float32, nnz, f int) {
+	panic("ops: spmmRow32 without AVX-512")
+}
+
+func setRowKernels(bool) {}
+
+func preluShared32(out, x, v *float32, n int, a float32) {
+	panic("ops: preluShared32 without AVX-512")
+}
+
+func bnColSums32(sum *float64, x *float32, n, c int)        { panic("ops: no AVX-512") }
+func bnColSqDev32(sum, mean *float64, x *float32, n, c int) { panic("ops: no AVX-512") }
+func bnAffine32(out, x, scale, shift *float32, n, c int)    { panic("ops: no AVX-512") }
+func bnBwdSums32(sdy, sdyx, mean, invStd *float64, x, dy *float32, n, c int) {
+	panic("ops: no AVX-512")
+}
+func bnBwdDx32(out, x, dy *float32, mean, invStd, k, sdy, sdyx *float64, n, c int) {
+	panic("ops: no AVX-512")
+}
