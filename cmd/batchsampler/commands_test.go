@@ -55,16 +55,27 @@ func readGraph(t *testing.T, path string) npy.Int32Matrix {
 func TestGraphShardsMerge(t *testing.T) {
 	e := mixture(t, 500, 8, 0)
 	for _, tc := range []struct {
-		kind  string
-		build uint64
-	}{{"proximity", 1}, {"proximity", 2}, {"knn", 1}} {
-		t.Run(fmt.Sprintf("%s-build%d", tc.kind, tc.build), func(t *testing.T) {
+		kind       string
+		build      uint64
+		candidates string
+		m          int
+	}{
+		{"proximity", 1, sampler.CandidatesWithoutReplacement, 60},
+		{"proximity", 2, sampler.CandidatesWithoutReplacement, 60},
+		{"knn", 1, sampler.CandidatesWithoutReplacement, 60},
+		{"proximity", 2, sampler.CandidatesWithReplacement, 60},
+		{"proximity", 1, sampler.CandidatesWithReplacement, 700}, // M > N: not clamped
+	} {
+		t.Run(fmt.Sprintf("%s-build%d-%s-m%d", tc.kind, tc.build, tc.candidates, tc.m), func(t *testing.T) {
 			dir := t.TempDir()
 			emb := writeTemp(t, dir, "e.npy", npyBytes(t, e))
-			common := []string{"-emb", emb, "-m", "60", "-k", "6", "-graph-kind", tc.kind, "-seed", "9", "-build", fmt.Sprint(tc.build)}
+			common := []string{"-emb", emb, "-m", fmt.Sprint(tc.m), "-k", "6", "-graph-kind", tc.kind, "-seed", "9", "-build", fmt.Sprint(tc.build), "-candidates", tc.candidates}
 			whole := filepath.Join(dir, "g.npy")
 			mustRun(t, append([]string{"graph", "-out", whole}, common...)...)
-			bs, err := sampler.NewBatchSampler(sampler.Config{BatchSize: 16, M: 60, K: 6, Graph: tc.kind}, e.N, 9)
+			if m, err := readMeta(whole); err != nil || (m.Candidates != "") != (tc.candidates == sampler.CandidatesWithReplacement) || (tc.kind == "proximity" && tc.candidates == sampler.CandidatesWithReplacement && m.M != tc.m) {
+				t.Fatalf("sidecar %+v (%v): want candidates and M recorded for %s", m, err, tc.candidates)
+			}
+			bs, err := sampler.NewBatchSampler(sampler.Config{BatchSize: 16, M: tc.m, K: 6, Graph: tc.kind, Candidates: tc.candidates}, e.N, 9)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,6 +121,7 @@ func TestMergeErrors(t *testing.T) {
 	}
 	a, b, c := shard("a.npy", ":100", "-seed", "1"), shard("b.npy", "100:", "-seed", "1"), shard("c.npy", "50:", "-seed", "1")
 	other := shard("o.npy", "100:", "-seed", "2")
+	otherDraw := shard("w.npy", "100:", "-seed", "1", "-candidates", "with_replacement")
 	damaged := filepath.Join(dir, "d.npy")
 	raw, _ := os.ReadFile(b)
 	raw[len(raw)-1] ^= 1
@@ -127,6 +139,7 @@ func TestMergeErrors(t *testing.T) {
 		{"gap", []string{b}, "rows [0, 100) are missing"},
 		{"overlap", []string{a, c, b}, "overlaps"},
 		{"other seed", []string{a, other}, "is of another graph"},
+		{"other candidate draw", []string{a, otherDraw}, "is of another graph"},
 		{"damaged", []string{a, damaged}, "checksum mismatch"},
 		{"no sidecar", []string{a, bare}, "needs the sidecar"},
 	} {
@@ -284,6 +297,8 @@ func TestGraphErrors(t *testing.T) {
 		{"truncated", []string{"-emb", trunc, "-out", out}, "data truncated"},
 		{"missing file", []string{"-emb", filepath.Join(dir, "nope.npy"), "-out", out}, "no such file"},
 		{"kind", []string{"-emb", emb, "-out", out, "-graph-kind", "full"}, `graph kind "full"`},
+		{"candidates", []string{"-emb", emb, "-out", out, "-candidates", "some"}, `-candidates "some": want one of without_replacement, with_replacement`},
+		{"candidates knn", []string{"-emb", emb, "-out", out, "-graph-kind", "knn", "-candidates", "with_replacement"}, "only for -graph-kind proximity"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := runCmd(t, append([]string{"graph"}, tc.args...)...)

@@ -29,13 +29,16 @@ const graphFormat = "batchsampler-graph/1"
 // .npy data bytes, so merge and batches can tell a damaged or mismatched
 // shard.
 type graphMeta struct {
-	Format     string `json:"format"`
-	N          int    `json:"n"`
-	K          int    `json:"k"`
-	Rows       [2]int `json:"rows"`
-	Graph      string `json:"graph"`
-	M          int    `json:"m"`
-	Seed       uint64 `json:"seed"`
+	Format string `json:"format"`
+	N      int    `json:"n"`
+	K      int    `json:"k"`
+	Rows   [2]int `json:"rows"`
+	Graph  string `json:"graph"`
+	M      int    `json:"m"`
+	Seed   uint64 `json:"seed"`
+	// Candidates is "with_replacement" for the published code's candidate
+	// draw (graph -candidates), empty for the default draw.
+	Candidates string `json:"candidates,omitempty"`
 	Build      uint64 `json:"build"`
 	BuildSeed  uint64 `json:"build_seed"`
 	CRC32C     uint32 `json:"crc32c"`
@@ -213,13 +216,14 @@ func cmdGraph(args []string, stdout, stderr io.Writer) error {
 	m := fs.Int("m", sampler.DefaultM, "M, candidates drawn per node")
 	k := fs.Int("k", sampler.DefaultK, "K, neighbours kept per node")
 	kind := fs.String("graph-kind", sampler.GraphProximity, "proximity (Algorithm 2) or knn (exact)")
+	candidates := fs.String("candidates", sampler.CandidatesWithoutReplacement, "proximity graph's candidate draw: without_replacement (M distinct other nodes) or with_replacement (the published code's: M uniform draws from all N nodes, the node itself and repeats kept, M not clamped)")
 	seed := fs.Uint64("seed", 1, "the sampler seed of the job that will use the graph")
 	build := fs.Uint64("build", 1, "which graph of that sampler: its build-th refresh (1: before step 0)")
 	rows := fs.String("rows", "", "build only rows `a:b` (a shard for an array job; merge joins them)")
 	workers := fs.Int("workers", 0, "goroutines (0: GOMAXPROCS); the graph does not depend on it")
 	precision := fs.String("precision", precisionAuto, "embeddings held as: auto (a float16 file as float16, half the memory, the same graph; others float32), float32 (always widened), or float16 (float32/64 rounded to float16 on read: scores of the rounded rows, near-equal candidates may reorder)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: batchsampler graph -emb E.npy -out G.npy [-m M -k K -graph-kind proximity -seed S -build 1 -rows a:b -precision auto]\n\n")
+		fmt.Fprint(fs.Output(), "usage: batchsampler graph -emb E.npy -out G.npy [-m M -k K -graph-kind proximity -candidates without_replacement -seed S -build 1 -rows a:b -precision auto]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -248,7 +252,10 @@ func cmdGraph(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("graph: %w", err)
 	}
 	t1 := time.Now()
-	opt := sampler.GraphOptions{M: *m, K: *k, Workers: *workers, Seed: sampler.BuildSeed(*seed, *build)}
+	if err := checkCandidates(*candidates, *kind); err != nil {
+		return fmt.Errorf("graph: %w", err)
+	}
+	opt := sampler.GraphOptions{M: *m, K: *k, Workers: *workers, Seed: sampler.BuildSeed(*seed, *build), Candidates: *candidates}
 	var g *sampler.GraphRows
 	held := "float32"
 	if ef.half {
@@ -271,6 +278,9 @@ func cmdGraph(args []string, stdout, stderr io.Writer) error {
 		BuildSeed: opt.Seed, Embeddings: *emb, D: d, Seconds: secs}
 	if ef.half && ef.from != npy.Float16.String() && ef.from != (npy.DType{Kind: 'f', Size: 2, BigEndian: true}).String() {
 		meta.Precision = precisionFloat16
+	}
+	if *candidates == sampler.CandidatesWithReplacement {
+		meta.M, meta.Candidates = *m, *candidates
 	}
 	if *kind == sampler.GraphKNN {
 		meta.M, meta.BuildSeed = 0, 0
@@ -316,7 +326,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	next := 0
 	for _, p := range parts {
 		m := p.meta
-		if m.N != ref.N || m.K != ref.K || m.Graph != ref.Graph || m.M != ref.M || m.Seed != ref.Seed || m.Build != ref.Build {
+		if m.N != ref.N || m.K != ref.K || m.Graph != ref.Graph || m.M != ref.M || m.Seed != ref.Seed || m.Build != ref.Build || m.Candidates != ref.Candidates {
 			return fmt.Errorf("merge: shard %s is of another graph (N=%d K=%d %s M=%d seed %d build %d) than %s (N=%d K=%d %s M=%d seed %d build %d)",
 				p.path, m.N, m.K, m.Graph, m.M, m.Seed, m.Build, parts[0].path, ref.N, ref.K, ref.Graph, ref.M, ref.Seed, ref.Build)
 		}
@@ -457,4 +467,16 @@ func readGraphFile(path string) (*payload, *graphMeta, error) {
 		return nil, nil, fmt.Errorf("graph %s: checksum mismatch with %s: the file is damaged or was rewritten", path, metaPath(path))
 	}
 	return p, meta, nil
+}
+
+// checkCandidates validates -candidates: one of sampler.CandidateDraws, and
+// with_replacement only for a proximity graph (the kNN graph draws none).
+func checkCandidates(c, kind string) error {
+	if !slices.Contains(sampler.CandidateDraws, c) {
+		return fmt.Errorf("-candidates %q: want one of %s", c, strings.Join(sampler.CandidateDraws, ", "))
+	}
+	if c == sampler.CandidatesWithReplacement && kind != sampler.GraphProximity {
+		return fmt.Errorf("-candidates %s: only for -graph-kind %s (the %s graph draws no candidates)", c, sampler.GraphProximity, kind)
+	}
+	return nil
 }

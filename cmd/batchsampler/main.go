@@ -43,6 +43,10 @@
 // .npy of N×K node ids (row i: node i's out-neighbours; numpy.load reads
 // it), and beside it FILE.json with N, K, the row range, M, the seed, the
 // build and the CRC-32C of the data bytes (merge and batches check it).
+// -candidates with_replacement draws a proximity graph's candidates as the
+// published code does (M uniform draws from all N nodes, the node itself and
+// repeats kept; the sampler option of the same name, which -spec files also
+// take); the sidecar records it and merge refuses to mix draws.
 //
 // Sharded builds for array jobs (Slurm job arrays, Kubernetes indexed
 // Jobs): task i runs graph -rows a_i:b_i -out part-i.npy over the same
