@@ -212,6 +212,10 @@ func reluMask[T float32 | float64](out, y, dy []T) {
 		o, g := any(out).([]float32), any(dy).([]float32)
 		g = g[:len(yy)]
 		o = o[:len(yy)]
+		if haveRowKernels && len(yy) > 0 {
+			reluMask32(&o[0], &yy[0], &g[0], len(yy))
+			return
+		}
 		for i, v := range yy {
 			o[i] = math.Float32frombits(math.Float32bits(g[i]) & positiveMask32(v))
 		}

@@ -111,6 +111,10 @@ func biasAct[T float32 | float64](out, x, b []T, c int, relu bool) {
 func reluInPlace[T float32 | float64](v []T) {
 	switch s := any(v).(type) {
 	case []float32:
+		if haveRowKernels && len(s) > 0 {
+			reluInPlace32(&s[0], len(s))
+			return
+		}
 		for i, x := range s {
 			u := math.Float32bits(x)
 			s[i] = math.Float32frombits(u &^ uint32(int32(u)>>31))

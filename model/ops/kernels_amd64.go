@@ -45,3 +45,12 @@ func bnBwdSums32(sdy, sdyx, mean, invStd *float64, x, dy *float32, n, c int)
 
 //go:noescape
 func bnBwdDx32(out, x, dy *float32, mean, invStd, k, sdy, sdyx *float64, n, c int)
+
+// reluInPlace32 and reluMask32 (relu_amd64.s) are reluInPlace and
+// reluMask for float32 on n values, bit-identical.
+//
+//go:noescape
+func reluInPlace32(v *float32, n int)
+
+//go:noescape
+func reluMask32(out, y, dy *float32, n int)

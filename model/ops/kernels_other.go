@@ -27,3 +27,6 @@ func bnBwdSums32(sdy, sdyx, mean, invStd *float64, x, dy *float32, n, c int) {
 func bnBwdDx32(out, x, dy *float32, mean, invStd, k, sdy, sdyx *float64, n, c int) {
 	panic("ops: no AVX-512")
 }
+
+func reluInPlace32(v *float32, n int)       { panic("ops: no AVX-512") }
+func reluMask32(out, y, dy *float32, n int) { panic("ops: no AVX-512") }

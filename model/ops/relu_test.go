@@ -2,6 +2,7 @@ package ops
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -25,6 +26,36 @@ func TestBranchlessReLU(t *testing.T) {
 		}
 		if (positiveMask64(float64(v)) != 0) != (v > 0) {
 			t.Errorf("positiveMask64(%v) wrong", v)
+		}
+	}
+}
+
+// TestReLUKernelsMatchScalar: the AVX-512 ReLU and ReLU-mask kernels give
+// the scalar loops' bits (signed zeros, NaNs of either sign, infinities,
+// denormals) for lengths around the 16-lane blocks.
+func TestReLUKernelsMatchScalar(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 15))
+	defer setRowKernels(haveRowKernels)
+	for _, n := range []int{1, 7, 15, 16, 17, 31, 32, 33, 100, 1000} {
+		y, dy := preluInput(r, n), preluInput(r, n)
+		for i := range y {
+			if r.IntN(10) == 0 {
+				y[i] = math.Float32frombits(0xffc00001) // a NaN with the sign bit set
+			}
+		}
+		var fwd, mask [2][]float32
+		for pass, kernels := range []bool{false, true} {
+			setRowKernels(kernels)
+			fwd[pass] = append([]float32(nil), y...)
+			reluInPlace(fwd[pass])
+			mask[pass] = make([]float32, n)
+			reluMask(mask[pass], y, dy)
+		}
+		if i := sameBits32(fwd[1], fwd[0]); i >= 0 {
+			t.Fatalf("n=%d: relu[%d] of %v = %v with the kernel, %v scalar", n, i, y[i], fwd[1][i], fwd[0][i])
+		}
+		if i := sameBits32(mask[1], mask[0]); i >= 0 {
+			t.Fatalf("n=%d: mask[%d] (y %v) = %v with the kernel, %v scalar", n, i, y[i], mask[1][i], mask[0][i])
 		}
 	}
 }
