@@ -262,6 +262,10 @@ func colSum[T float32 | float64](out, x []T, c int) {
 	if c == 0 {
 		return
 	}
+	if o, ok := any(out).([]float32); ok && haveRowKernels && len(x) >= c && len(o) >= c {
+		colSum32(&o[0], &any(x).([]float32)[0], len(x)/c, c)
+		return
+	}
 	for i := 0; i+c <= len(x); i += c {
 		row := x[i : i+c]
 		for j, v := range row {

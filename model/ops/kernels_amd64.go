@@ -54,3 +54,9 @@ func reluInPlace32(v *float32, n int)
 
 //go:noescape
 func reluMask32(out, y, dy *float32, n int)
+
+// colSum32 (relu_amd64.s) adds the n rows of the n×c matrix x into out, in
+// row order: colSum's loop for float32, bit-identical.
+//
+//go:noescape
+func colSum32(out, x *float32, n, c int)

@@ -30,3 +30,5 @@ func bnBwdDx32(out, x, dy *float32, mean, invStd, k, sdy, sdyx *float64, n, c in
 
 func reluInPlace32(v *float32, n int)       { panic("ops: no AVX-512") }
 func reluMask32(out, y, dy *float32, n int) { panic("ops: no AVX-512") }
+
+func colSum32(out, x *float32, n, c int) { panic("ops: no AVX-512") }

@@ -78,3 +78,52 @@ rm_tail:
 rm_done:
 	VZEROUPPER
 	RET
+
+// func colSum32(out, x *float32, n, c int)
+// out[j] += x[i*c+j] for every row i in order (out zeroed by the caller),
+// 16 columns at a time, the last c % 16 under a mask: the scalar loop's
+// float32 additions in its order, lane by lane.
+TEXT ·colSum32(SB), NOSPLIT, $0-32
+	MOVQ out+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), R8
+	MOVQ c+24(FP), DX
+	MOVQ DX, CX
+	ANDQ $15, CX
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K2
+	MOVQ DX, R9
+	ANDQ $-16, R9
+
+cs_row:
+	TESTQ R8, R8
+	JZ    cs_done
+	XORQ  BX, BX
+
+cs_col:
+	CMPQ BX, R9
+	JGE  cs_tail
+	VMOVUPS (DI)(BX*4), Z1
+	VADDPS (SI)(BX*4), Z1, Z1
+	VMOVUPS Z1, (DI)(BX*4)
+	ADDQ $16, BX
+	JMP  cs_col
+
+cs_tail:
+	CMPQ BX, DX
+	JGE  cs_next
+	VMOVUPS.Z (DI)(BX*4), K2, Z1
+	VMOVUPS.Z (SI)(BX*4), K2, Z2
+	VADDPS Z2, Z1, Z1
+	VMOVUPS Z1, K2, (DI)(BX*4)
+
+cs_next:
+	LEAQ (SI)(DX*4), SI
+	DECQ R8
+	JMP  cs_row
+
+cs_done:
+	VZEROUPPER
+	RET
