@@ -268,7 +268,7 @@ func bnForward[T float32 | float64](op *BatchNormOp, out, x, gamma, beta []T) {
 		clear(mean)
 		clear(v)
 		x32, vec := any(x).([]float32)
-		vec = vec && haveRowKernels && n > 0 && c > 0 && len(x) >= n*c && len(mean) >= c && len(v) >= c
+		vec = vec && haveKernels && n > 0 && c > 0 && len(x) >= n*c && len(mean) >= c && len(v) >= c
 		if vec {
 			bnColSums32(&mean[0], &x32[0], n, c)
 		}
@@ -306,7 +306,7 @@ func bnForward[T float32 | float64](op *BatchNormOp, out, x, gamma, beta []T) {
 		scale[j] = T(s)
 		shift[j] = T(float64(beta[j]) - mean[j]*s)
 	}
-	if o, ok := any(out).([]float32); ok && haveRowKernels && n > 0 && c > 0 && len(x) >= n*c && len(o) >= n*c {
+	if o, ok := any(out).([]float32); ok && haveKernels && n > 0 && c > 0 && len(x) >= n*c && len(o) >= n*c {
 		x32, sc, sh := any(x).([]float32), any(scale).([]float32), any(shift).([]float32)
 		parallelFor(n, n*c, func(lo, hi int) {
 			bnAffine32(&o[lo*c], &x32[lo*c], &sc[0], &sh[0], hi-lo, c)
@@ -428,7 +428,7 @@ func bnBackward[T float32 | float64](op *bnGradOp, out, x, gamma, dy []T) {
 	sdyx := make([]float64, c)
 	x32, vec := any(x).([]float32)
 	dy32, _ := any(dy).([]float32)
-	vec = vec && haveRowKernels && n > 0 && c > 0 && len(x) >= n*c && len(dy) >= n*c && len(mean) >= c && len(invStd) >= c
+	vec = vec && haveKernels && n > 0 && c > 0 && len(x) >= n*c && len(dy) >= n*c && len(mean) >= c && len(invStd) >= c
 	if vec {
 		bnBwdSums32(&sdy[0], &sdyx[0], &mean[0], &invStd[0], &x32[0], &dy32[0], n, c)
 	}

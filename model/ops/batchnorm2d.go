@@ -212,7 +212,7 @@ func reluMask[T float32 | float64](out, y, dy []T) {
 		o, g := any(out).([]float32), any(dy).([]float32)
 		g = g[:len(yy)]
 		o = o[:len(yy)]
-		if haveRowKernels && len(yy) > 0 {
+		if haveKernels && len(yy) > 0 {
 			reluMask32(&o[0], &yy[0], &g[0], len(yy))
 			return
 		}

@@ -13,7 +13,7 @@ import (
 // float64 statistics' order matters).
 func TestBatchNormKernelsMatchScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 13))
-	defer setRowKernels(haveRowKernels)
+	defer setKernels(haveKernels)
 	for _, shape := range [][2]int{{1, 1}, {2, 7}, {3, 8}, {5, 9}, {64, 15}, {33, 16}, {17, 17}, {200, 32}, {9, 100}} {
 		n, c := shape[0], shape[1]
 		x, dy := make([]float32, n*c), make([]float32, n*c)
@@ -31,7 +31,7 @@ func TestBatchNormKernelsMatchScalar(t *testing.T) {
 			var res [2][3][]float32 // scalar, kernels × out, dx, dγ
 			var stats [2][]float64
 			for pass, kernels := range []bool{false, true} {
-				setRowKernels(kernels)
+				setKernels(kernels)
 				cfg := BNConfig{Eps: 1e-5, Training: training}
 				if !training {
 					cfg.RunningMean, cfg.RunningVar = runMean, runVar

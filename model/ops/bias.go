@@ -111,7 +111,7 @@ func biasAct[T float32 | float64](out, x, b []T, c int, relu bool) {
 func reluInPlace[T float32 | float64](v []T) {
 	switch s := any(v).(type) {
 	case []float32:
-		if haveRowKernels && len(s) > 0 {
+		if haveKernels && len(s) > 0 {
 			reluInPlace32(&s[0], len(s))
 			return
 		}
@@ -262,7 +262,7 @@ func colSum[T float32 | float64](out, x []T, c int) {
 	if c == 0 {
 		return
 	}
-	if o, ok := any(out).([]float32); ok && haveRowKernels && len(x) >= c && len(o) >= c {
+	if o, ok := any(out).([]float32); ok && haveKernels && len(x) >= c && len(o) >= c {
 		colSum32(&o[0], &any(x).([]float32)[0], len(x)/c, c)
 		return
 	}

@@ -27,34 +27,15 @@ type CSR struct {
 // inRange reports (once) whether the pattern's indices are in range, so
 // that the row kernels may use raw pointers.
 func (m *CSR) inRange() bool {
-	m.rOnce.Do(func() { m.rOK = patternInRange(m.Rows, m.Cols, m.RowPtr, m.Col) })
+	m.rOnce.Do(func() { m.rOK = checkPattern(m.Rows, m.Cols, m.RowPtr, m.Col) == nil })
 	return m.rOK
 }
 
 // NewCSR validates the arrays and returns the matrix. The slices are used,
 // not copied.
 func NewCSR(rows, cols int, rowPtr, col []int32) (*CSR, error) {
-	if rows < 0 || cols < 0 {
-		return nil, fmt.Errorf("ops: NewCSR: negative size %d×%d", rows, cols)
-	}
-	if len(rowPtr) != rows+1 {
-		return nil, fmt.Errorf("ops: NewCSR: len(RowPtr) = %d, want rows+1 = %d", len(rowPtr), rows+1)
-	}
-	if rowPtr[0] != 0 {
-		return nil, fmt.Errorf("ops: NewCSR: RowPtr[0] = %d, want 0", rowPtr[0])
-	}
-	for r := 0; r < rows; r++ {
-		if rowPtr[r+1] < rowPtr[r] {
-			return nil, fmt.Errorf("ops: NewCSR: RowPtr decreases at row %d (%d → %d)", r, rowPtr[r], rowPtr[r+1])
-		}
-	}
-	if int(rowPtr[rows]) != len(col) {
-		return nil, fmt.Errorf("ops: NewCSR: RowPtr[%d] = %d but len(Col) = %d", rows, rowPtr[rows], len(col))
-	}
-	for k, c := range col {
-		if c < 0 || int(c) >= cols {
-			return nil, fmt.Errorf("ops: NewCSR: Col[%d] = %d out of range [0, %d)", k, c, cols)
-		}
+	if err := checkPattern(rows, cols, rowPtr, col); err != nil {
+		return nil, err
 	}
 	return &CSR{Rows: rows, Cols: cols, RowPtr: rowPtr, Col: col}, nil
 }
@@ -133,4 +114,32 @@ func hashInt32s(h uint64, a []int32) uint64 {
 		h = hashWords(h, uint64(uint32(a[i])))
 	}
 	return h
+}
+
+// checkPattern validates a sparse pattern (NewCSR's checks): sizes, rowPtr
+// non-decreasing from 0 to len(col), every column index in [0, cols).
+func checkPattern(rows, cols int, rowPtr, col []int32) error {
+	if rows < 0 || cols < 0 {
+		return fmt.Errorf("ops: NewCSR: negative size %d×%d", rows, cols)
+	}
+	if len(rowPtr) != rows+1 {
+		return fmt.Errorf("ops: NewCSR: len(RowPtr) = %d, want rows+1 = %d", len(rowPtr), rows+1)
+	}
+	if rowPtr[0] != 0 {
+		return fmt.Errorf("ops: NewCSR: RowPtr[0] = %d, want 0", rowPtr[0])
+	}
+	for r := 0; r < rows; r++ {
+		if rowPtr[r+1] < rowPtr[r] {
+			return fmt.Errorf("ops: NewCSR: RowPtr decreases at row %d (%d → %d)", r, rowPtr[r], rowPtr[r+1])
+		}
+	}
+	if int(rowPtr[rows]) != len(col) {
+		return fmt.Errorf("ops: NewCSR: RowPtr[%d] = %d but len(Col) = %d", rows, rowPtr[rows], len(col))
+	}
+	for k, c := range col {
+		if c < 0 || int(c) >= cols {
+			return fmt.Errorf("ops: NewCSR: Col[%d] = %d out of range [0, %d)", k, c, cols)
+		}
+	}
+	return nil
 }

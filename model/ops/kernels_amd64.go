@@ -4,9 +4,9 @@ package ops
 
 import "golang.org/x/sys/cpu"
 
-// haveRowKernels: the AVX-512 kernels (spmm_amd64.s, prelu_amd64.s,
+// haveKernels: the AVX-512 kernels (spmm_amd64.s, prelu_amd64.s, bias_amd64.s,
 // batchnorm_amd64.s) can run.
-var haveRowKernels = cpu.X86.HasAVX512F
+var haveKernels = cpu.X86.HasAVX512F
 
 // wspmmRow32 and spmmRow32 compute one output row of WSpMM and SpMM:
 // out[0:f] = Σ_k val[k]·x[col[k]·f : col[k]·f+f] over k < nnz (val[k] = 1 for
@@ -17,9 +17,6 @@ func wspmmRow32(out, x *float32, col *int32, val *float32, nnz, f int)
 
 //go:noescape
 func spmmRow32(out, x *float32, col *int32, val *float32, nnz, f int)
-
-// setRowKernels turns the row kernels on or off (benchmarks compare both).
-func setRowKernels(on bool) { haveRowKernels = on && cpu.X86.HasAVX512F }
 
 // preluShared32 writes out[i] = v[i] where x[i] > 0 and a·v[i] elsewhere
 // for i < n (prelu_amd64.s), bit-identical to the scalar loops.
@@ -46,7 +43,7 @@ func bnBwdSums32(sdy, sdyx, mean, invStd *float64, x, dy *float32, n, c int)
 //go:noescape
 func bnBwdDx32(out, x, dy *float32, mean, invStd, k, sdy, sdyx *float64, n, c int)
 
-// reluInPlace32 and reluMask32 (relu_amd64.s) are reluInPlace and
+// reluInPlace32 and reluMask32 (bias_amd64.s) are reluInPlace and
 // reluMask for float32 on n values, bit-identical.
 //
 //go:noescape
@@ -55,7 +52,7 @@ func reluInPlace32(v *float32, n int)
 //go:noescape
 func reluMask32(out, y, dy *float32, n int)
 
-// colSum32 (relu_amd64.s) adds the n rows of the n×c matrix x into out, in
+// colSum32 (bias_amd64.s) adds the n rows of the n×c matrix x into out, in
 // row order: colSum's loop for float32, bit-identical.
 //
 //go:noescape

@@ -100,7 +100,7 @@ func preluForward[T float32 | float64](out, x, a []T, c int) {
 		return
 	}
 	rows := len(x) / c
-	if o, ok := any(out).([]float32); ok && haveRowKernels && len(a) == 1 && rows > 0 {
+	if o, ok := any(out).([]float32); ok && haveKernels && len(a) == 1 && rows > 0 {
 		x32 := any(x).([]float32)[:rows*c]
 		o = o[:rows*c]
 		parallelFor(rows, len(x), func(lo, hi int) {
@@ -226,7 +226,7 @@ func preluGradX[T float32 | float64](out, x, a, dy []T, c int) {
 		return
 	}
 	rows := len(x) / c
-	if o, ok := any(out).([]float32); ok && haveRowKernels && len(a) == 1 && rows > 0 {
+	if o, ok := any(out).([]float32); ok && haveKernels && len(a) == 1 && rows > 0 {
 		x32, g32 := any(x).([]float32)[:rows*c], any(dy).([]float32)[:rows*c]
 		o = o[:rows*c]
 		parallelFor(rows, len(x), func(lo, hi int) {

@@ -37,14 +37,14 @@ func sameBits32(a, b []float32) int {
 // loop in index order (per column for per-column slopes).
 func TestPReLUKernelsMatchScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	defer setRowKernels(haveRowKernels)
+	defer setKernels(haveKernels)
 	for _, shape := range [][2]int{{1, 1}, {1, 15}, {1, 16}, {3, 17}, {7, 33}, {100, 128}, {513, 3}} {
 		rows, c := shape[0], shape[1]
 		x, dy := preluInput(r, rows*c), preluInput(r, rows*c)
 		for _, a := range [][]float32{{0.25}, {-1.5}, {0}} {
 			var want, got [2][]float32
 			for pass, kernels := range []bool{false, true} {
-				setRowKernels(kernels)
+				setKernels(kernels)
 				fwd, gx := make([]float32, rows*c), make([]float32, rows*c)
 				preluForward(fwd, x, a, c)
 				preluGradX(gx, x, a, dy, c)

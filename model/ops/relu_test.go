@@ -35,7 +35,7 @@ func TestBranchlessReLU(t *testing.T) {
 // denormals) for lengths around the 16-lane blocks.
 func TestReLUKernelsMatchScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 15))
-	defer setRowKernels(haveRowKernels)
+	defer setKernels(haveKernels)
 	for _, n := range []int{1, 7, 15, 16, 17, 31, 32, 33, 100, 1000} {
 		y, dy := preluInput(r, n), preluInput(r, n)
 		for i := range y {
@@ -45,7 +45,7 @@ func TestReLUKernelsMatchScalar(t *testing.T) {
 		}
 		var fwd, mask [2][]float32
 		for pass, kernels := range []bool{false, true} {
-			setRowKernels(kernels)
+			setKernels(kernels)
 			fwd[pass] = append([]float32(nil), y...)
 			reluInPlace(fwd[pass])
 			mask[pass] = make([]float32, n)
@@ -65,7 +65,7 @@ func TestReLUKernelsMatchScalar(t *testing.T) {
 // the 16-column blocks, with a trailing partial row ignored as the loop does.
 func TestColSumKernelMatchesScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(16, 17))
-	defer setRowKernels(haveRowKernels)
+	defer setKernels(haveKernels)
 	for _, shape := range [][2]int{{1, 1}, {3, 15}, {5, 16}, {7, 17}, {100, 32}, {33, 100}} {
 		n, c := shape[0], shape[1]
 		x := preluInput(r, n*c+c/2) // a partial row at the end
@@ -76,7 +76,7 @@ func TestColSumKernelMatchesScalar(t *testing.T) {
 		}
 		var got [2][]float32
 		for pass, kernels := range []bool{false, true} {
-			setRowKernels(kernels)
+			setKernels(kernels)
 			got[pass] = make([]float32, c)
 			for i := range got[pass] {
 				got[pass][i] = 7 // colSum clears out first

@@ -118,7 +118,7 @@ func SpMMFloat32(m *CSR, x []float32, f int, out []float32) { spmm(m, x, f, out)
 func SpMMFloat64(m *CSR, x []float64, f int, out []float64) { spmm(m, x, f, out) }
 
 func spmm[T float32 | float64](m *CSR, x []T, f int, out []T) {
-	if o, ok := any(out).([]float32); ok && haveRowKernels && sizesFit(m.Rows, m.Cols, len(x), len(o), f) && m.inRange() {
+	if o, ok := any(out).([]float32); ok && haveKernels && sizesFit(m.Rows, m.Cols, len(x), len(o), f) && m.inRange() {
 		x32 := any(x).([]float32)
 		parallelFor(m.Rows, m.NNZ()*f, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
@@ -143,34 +143,7 @@ func spmm[T float32 | float64](m *CSR, x []T, f int, out []T) {
 	})
 }
 
-// rowKernelSafe reports whether the row kernels may read and write through
-// raw pointers: every index of the matrix is within x (cols×f) and out
-// (rows×f) and f > 0. A matrix that fails (only one built without NewCSR or
-// NewWeightedCSR can) takes the scalar loops, which check every index.
-func rowKernelSafe(rows, cols int, rowPtr, col []int32, xLen, outLen, f int) bool {
-	return sizesFit(rows, cols, xLen, outLen, f) && patternInRange(rows, cols, rowPtr, col)
-}
-
 // sizesFit: x holds cols×f values and out rows×f, none of them empty.
 func sizesFit(rows, cols, xLen, outLen, f int) bool {
 	return f > 0 && rows > 0 && cols > 0 && xLen >= cols*f && outLen >= rows*f
-}
-
-// patternInRange: rowPtr has rows+1 non-decreasing offsets from 0 within col,
-// and every column index is in [0, cols).
-func patternInRange(rows, cols int, rowPtr, col []int32) bool {
-	if len(rowPtr) != rows+1 || rowPtr[0] != 0 || int(rowPtr[rows]) > len(col) {
-		return false
-	}
-	for r := 0; r < rows; r++ {
-		if rowPtr[r+1] < rowPtr[r] {
-			return false
-		}
-	}
-	for _, c := range col[:rowPtr[rows]] {
-		if c < 0 || int(c) >= cols {
-			return false
-		}
-	}
-	return true
 }

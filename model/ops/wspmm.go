@@ -39,7 +39,7 @@ type WeightedCSR struct {
 // inRange reports (once) whether the pattern's indices are in range, so
 // that the row kernels may use raw pointers.
 func (m *WeightedCSR) inRange() bool {
-	m.rOnce.Do(func() { m.rOK = patternInRange(m.Rows, m.Cols, m.RowPtr, m.Col) })
+	m.rOnce.Do(func() { m.rOK = checkPattern(m.Rows, m.Cols, m.RowPtr, m.Col) == nil })
 	return m.rOK
 }
 
@@ -226,7 +226,7 @@ func WSpMMFloat32(m *WeightedCSR, x []float32, f int, out []float32) { wspmm(m, 
 func WSpMMFloat64(m *WeightedCSR, x []float64, f int, out []float64) { wspmm(m, m.Val, x, f, out) }
 
 func wspmm[T float32 | float64](m *WeightedCSR, val, x []T, f int, out []T) {
-	if o, ok := any(out).([]float32); ok && haveRowKernels && sizesFit(m.Rows, m.Cols, len(x), len(o), f) && m.inRange() && len(val) >= len(m.Col) {
+	if o, ok := any(out).([]float32); ok && haveKernels && sizesFit(m.Rows, m.Cols, len(x), len(o), f) && m.inRange() && len(val) >= len(m.Col) {
 		v, x32 := any(val).([]float32), any(x).([]float32)
 		parallelFor(m.Rows, m.NNZ()*f, func(lo, hi int) {
 			for r := lo; r < hi; r++ {

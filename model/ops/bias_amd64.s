@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// ReLU's forward in place and its mask for the backward pass, 16 float32
+// bias.go's loops (ReLU in place, column sums) and ReLU's backward mask, 16 float32
 // lanes at a time on the bit patterns, as the scalar loops compute them
 // (reluInPlace, positiveMask32): bit-identical by construction. The tail of
 // n % 16 goes under a mask.
