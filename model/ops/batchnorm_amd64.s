@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "kernels_amd64.h"
 
 // BatchNorm's passes over an n×c float32 matrix with float64 statistics,
 // 8 columns at a time (16 for the float32 output pass), a masked block for
@@ -14,10 +15,7 @@
 #define COLMASK8 \
 	MOVQ DX, CX \
 	ANDQ $7, CX \
-	MOVQ $1, AX \
-	SHLQ CX, AX \
-	DECQ AX \
-	KMOVW AX, K2 \
+	LOWMASK(K2) \
 	MOVQ DX, R9 \
 	ANDQ $-8, R9
 
@@ -118,10 +116,7 @@ TEXT ·bnAffine32(SB), NOSPLIT, $0-48
 	MOVQ c+40(FP), DX
 	MOVQ DX, CX
 	ANDQ $15, CX
-	MOVQ $1, AX
-	SHLQ CX, AX
-	DECQ AX
-	KMOVW AX, K2
+	LOWMASK(K2)
 	MOVQ DX, R9
 	ANDQ $-16, R9
 

@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "kernels_amd64.h"
 
 // bias.go's loops (ReLU in place, column sums) and ReLU's backward mask, 16 float32
 // lanes at a time on the bit patterns, as the scalar loops compute them
@@ -27,10 +28,7 @@ ri_loop:
 ri_tail:
 	CMPQ CX, $0
 	JLE  ri_done
-	MOVQ $1, AX
-	SHLQ CX, AX
-	DECQ AX
-	KMOVW AX, K1
+	LOWMASK(K1)
 	VMOVDQU32.Z (DI), K1, Z1
 	VPSRAD $31, Z1, Z2
 	VPANDND Z1, Z2, Z1
@@ -66,10 +64,7 @@ rm_loop:
 rm_tail:
 	CMPQ CX, $0
 	JLE  rm_done
-	MOVQ $1, AX
-	SHLQ CX, AX
-	DECQ AX
-	KMOVW AX, K2
+	LOWMASK(K2)
 	VMOVDQU32.Z (SI), K2, Z1
 	VPCMPGTD Z0, Z1, K2, K1
 	VMOVDQU32.Z (DX), K1, Z2
@@ -90,10 +85,7 @@ TEXT ·colSum32(SB), NOSPLIT, $0-32
 	MOVQ c+24(FP), DX
 	MOVQ DX, CX
 	ANDQ $15, CX
-	MOVQ $1, AX
-	SHLQ CX, AX
-	DECQ AX
-	KMOVW AX, K2
+	LOWMASK(K2)
 	MOVQ DX, R9
 	ANDQ $-16, R9
 

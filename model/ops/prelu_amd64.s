@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "kernels_amd64.h"
 
 // PReLU with one shared slope, 16 float32 lanes at a time: a lane where
 // x > 0 (ordered: NaN is not) takes its value (x, resp. dy), every other
@@ -37,10 +38,7 @@ loop:
 tail:
 	CMPQ CX, $0
 	JLE  done
-	MOVQ $1, AX
-	SHLQ CX, AX
-	DECQ AX
-	KMOVW AX, K2
+	LOWMASK(K2)
 	VMOVUPS.Z (SI), K2, Z2
 	VMOVUPS.Z (DX), K2, Z3
 	VCMPPS $0x1e, Z1, Z2, K2, K1

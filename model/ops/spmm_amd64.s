@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "kernels_amd64.h"
 
 // The rows of SpMM and WSpMM with AVX-512: out[0:f] = Σ_k w_k·x[col_k·f : col_k·f+f]
 // (w_k = 1 for spmmRow32, no multiply). Each output lane computes the same
@@ -84,17 +85,14 @@ w128store:
 w16:
 	CMPQ AX, $0
 	JLE  wdone
-	MOVQ $0xFFFF, R13
-	CMPQ AX, $64
-	JGE  w16mask
 	MOVQ AX, CX
-	SHRQ $2, CX // lanes left (1..15)
-	MOVQ $1, R13
-	SHLQ CX, R13
-	DECQ R13
+	SHRQ $2, CX // lanes left
+	CMPQ CX, $16
+	JLE  w16mask
+	MOVQ $16, CX
 
 w16mask:
-	KMOVW R13, K1
+	LOWMASK(K1)
 	VXORPS Z0, Z0, Z0
 	XORQ BX, BX
 
@@ -177,17 +175,14 @@ s128store:
 s16:
 	CMPQ AX, $0
 	JLE  sdone
-	MOVQ $0xFFFF, R13
-	CMPQ AX, $64
-	JGE  s16mask
 	MOVQ AX, CX
-	SHRQ $2, CX
-	MOVQ $1, R13
-	SHLQ CX, R13
-	DECQ R13
+	SHRQ $2, CX // lanes left
+	CMPQ CX, $16
+	JLE  s16mask
+	MOVQ $16, CX
 
 s16mask:
-	KMOVW R13, K1
+	LOWMASK(K1)
 	VXORPS Z0, Z0, Z0
 	XORQ BX, BX
 
