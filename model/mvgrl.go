@@ -289,10 +289,16 @@ func (b *MVGRLBound) Grads(dst [][]float32) ([][]float32, error) {
 // evaluation, so this is the training forward pass. It needs a float32
 // model.
 func (m *MVGRL) Embed(batch *ViewBatch) ([]float32, error) {
+	return m.EmbedIn(gorgonia.NewGraph(), batch)
+}
+
+// EmbedIn is Embed in the empty expression graph g, which the caller may
+// have attached to an ops.Arena: the returned slice is a copy, so the
+// arena may be released as soon as EmbedIn returns.
+func (m *MVGRL) EmbedIn(g *gorgonia.ExprGraph, batch *ViewBatch) ([]float32, error) {
 	if m.cfg.Float64 {
 		return nil, fmt.Errorf("mvgrl embed: %w", errNotFloat32)
 	}
-	g := gorgonia.NewGraph()
 	out, err := m.Bind(g).Forward(batch)
 	if err != nil {
 		return nil, fmt.Errorf("mvgrl embed: %w", err)

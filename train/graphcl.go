@@ -11,6 +11,7 @@ import (
 	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"github.com/batchsampler-go/batchsampler/loss"
 	"github.com/batchsampler-go/batchsampler/model"
+	"github.com/batchsampler-go/batchsampler/model/ops"
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
@@ -83,6 +84,8 @@ type graphCL struct {
 	gin *model.GIN
 	aug augment.GraphAugmenter
 	all *model.GraphBatch // the whole dataset packed once, for Embed
+	// arena lends the step graphs' op outputs (see newStepGraph).
+	arena *ops.Arena
 }
 
 func (g *graphCL) Params() []*model.Param { return g.gin.Params() }
@@ -102,7 +105,11 @@ func (g *graphCL) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
-	eg := G.NewGraph()
+	eg, release, err := newStepGraph(&g.arena)
+	if err != nil {
+		return StepResult{}, err
+	}
+	defer release()
 	bound := g.gin.Bind(eg)
 	var proj [2]*G.Node
 	for i, b := range []*model.GraphBatch{b1, b2} {
@@ -150,6 +157,22 @@ func contrastiveStep(eg *G.ExprGraph, lc loss.Config, proj [2]*G.Node, learnable
 	p := proj[0].Value().Data().([]float32)
 	p2 := proj[1].Value().Data().([]float32)
 	return StepResult{Loss: lv, Grads: gs, Proj: append([]float32(nil), p...), ProjDim: proj[0].Shape()[1], Proj2: append([]float32(nil), p2...)}, nil
+}
+
+// newStepGraph returns a new expression graph for one training step whose
+// ops take their float32 outputs from *arena (created on first use), and
+// the function that takes them back once the step's results are copied
+// out: the next step reuses that memory instead of allocating its own (see
+// ops.Arena).
+func newStepGraph(arena **ops.Arena) (*G.ExprGraph, func(), error) {
+	if *arena == nil {
+		*arena = ops.NewArena()
+	}
+	eg := G.NewGraph()
+	if err := (*arena).Attach(eg); err != nil {
+		return nil, nil, fmt.Errorf("step graph: %w", err)
+	}
+	return eg, (*arena).Release, nil
 }
 
 func scalarOf(v G.Value) (float64, error) {

@@ -2,12 +2,16 @@ package train
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"strings"
 	"testing"
+
+	"github.com/batchsampler-go/batchsampler/model/ops"
 )
 
 // TestRunRecordsPeakMemory: every run's result.json, results.json (per run
@@ -189,6 +193,76 @@ func TestStepAllocationsDoNotGrow(t *testing.T) {
 			// What stays live after 30 more steps: at most 64 KiB and 2% more.
 			if float64(live[1]) > 1.02*float64(live[0])+64<<10 {
 				t.Errorf("live heap after a forced GC grew from %d bytes after step %d to %d after step %d", live[0], first, live[1], last)
+			}
+		})
+	}
+}
+
+// TestStepArenaReuse: the op outputs of a graph method's step come from an
+// arena that the next step reuses (newStepGraph). Steps with the arena kept
+// give the bits of steps that each start from an empty one (every output
+// freshly allocated, as without an arena), and allocate per step at least
+// 80% of what a step's own arena holds less.
+func TestStepArenaReuse(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		sets  []string
+		arena func(Method) **ops.Arena
+	}{
+		{"graphcl", nil, func(m Method) **ops.Arena { return &m.(*graphCL).arena }},
+		{"mvgrl", tinyMVGRL, func(m Method) **ops.Arena { return &m.(*mvgrlMethod).arena }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := mustParse(t, tinySynthetic, tc.sets...)
+			ds, err := dataSpecs[cfg.Modality].Load(&cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const steps, warm = 12, 4
+			// run returns the losses, the bytes allocated per step after warm
+			// and the mean size of the arena after a step, in bytes.
+			run := func(fresh bool) (losses []float64, bytesPerStep, arenaBytes float64) {
+				m, err := methodSpecs[cfg.Method].New(&cfg, ds, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rng := rand.New(rand.NewPCG(5, 6))
+				samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+				var from uint64
+				for s := range steps {
+					idx := make([]int, 32)
+					for i := range idx {
+						idx[i] = rng.IntN(ds.NumInstances())
+					}
+					if fresh {
+						*tc.arena(m) = nil
+					}
+					if s == warm {
+						metrics.Read(samples)
+						from = samples[0].Value.Uint64()
+					}
+					res, err := m.Step(idx, rng)
+					if err != nil {
+						t.Fatal(err)
+					}
+					losses = append(losses, res.Loss)
+					if s >= warm {
+						arenaBytes += 4 * float64((*tc.arena(m)).Size()) / (steps - warm)
+					}
+				}
+				metrics.Read(samples)
+				return losses, float64(samples[0].Value.Uint64()-from) / (steps - warm), arenaBytes
+			}
+			kept, keptBytes, _ := run(false)
+			fresh, freshBytes, size := run(true)
+			for s := range kept {
+				if math.Float64bits(kept[s]) != math.Float64bits(fresh[s]) {
+					t.Fatalf("step %d: loss %v with the arena kept, %v with a fresh one", s, kept[s], fresh[s])
+				}
+			}
+			t.Logf("per step: %.0f bytes allocated with the arena kept, %.0f with a fresh one, whose arena then holds %.0f", keptBytes, freshBytes, size)
+			if size == 0 || keptBytes > freshBytes-0.8*size {
+				t.Errorf("per step: %.0f bytes allocated with the arena kept, %.0f with a fresh one, whose arena then holds %.0f: the outputs are not reused", keptBytes, freshBytes, size)
 			}
 		})
 	}

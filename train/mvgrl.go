@@ -14,6 +14,7 @@ import (
 	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"github.com/batchsampler-go/batchsampler/loss"
 	"github.com/batchsampler-go/batchsampler/model"
+	"github.com/batchsampler-go/batchsampler/model/ops"
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
@@ -171,6 +172,8 @@ type mvgrlMethod struct {
 	// LocalGlobalNCE) of one direction.
 	term  func(local, global *G.Node, graphPtr []int32) (*G.Node, error)
 	grads [][]float32
+	// arena lends the step graphs' op outputs (see newStepGraph).
+	arena *ops.Arena
 }
 
 func newMVGRL(cfg *Config, ds Dataset, seed uint64) (Method, error) {
@@ -232,7 +235,11 @@ func (g *mvgrlMethod) Step(idx []int, _ *rand.Rand) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
-	eg := G.NewGraph()
+	eg, release, err := newStepGraph(&g.arena)
+	if err != nil {
+		return StepResult{}, err
+	}
+	defer release()
 	bound := g.m.Bind(eg)
 	out, err := bound.Forward(b)
 	if err != nil {
@@ -287,6 +294,10 @@ func (g *mvgrlMethod) Embed(split, which string) (sampler.Embeddings, error) {
 	n := len(g.set.Graphs)
 	d := g.m.EmbedDim()
 	out := make([]float32, 0, n*d)
+	// The chunks, of about the same node count, reuse one arena's buffers
+	// (see newStepGraph); it is not the steps' arena, whose buffers are
+	// sized for a batch and would idle out while the chunks run.
+	var arena *ops.Arena
 	for lo := 0; lo < n; {
 		hi, nodes := lo, 0
 		for hi < n && (hi == lo || nodes+g.set.Graphs[hi].NumNodes <= mvgrlEmbedChunkNodes) {
@@ -301,7 +312,12 @@ func (g *mvgrlMethod) Embed(split, which string) (sampler.Embeddings, error) {
 		if err != nil {
 			return sampler.Embeddings{}, fmt.Errorf("embed graphs %d..%d: %w", lo, hi-1, err)
 		}
-		e, err := g.m.Embed(b)
+		eg, release, err := newStepGraph(&arena)
+		if err != nil {
+			return sampler.Embeddings{}, err
+		}
+		e, err := g.m.EmbedIn(eg, b)
+		release()
 		if err != nil {
 			return sampler.Embeddings{}, fmt.Errorf("embed graphs %d..%d: %w", lo, hi-1, err)
 		}

@@ -8,6 +8,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/batchsampler-go/batchsampler/model"
+	"github.com/batchsampler-go/batchsampler/model/ops"
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
@@ -76,6 +77,8 @@ type simCSE struct {
 	// and its nonzero rows, for AfterStep.
 	pendingGrad []float32
 	pendingRows []int32
+	// arena lends the step graphs' op outputs (see newStepGraph).
+	arena *ops.Arena
 }
 
 func (t *simCSE) Params() []*model.Param { return t.params }
@@ -88,7 +91,11 @@ func (t *simCSE) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 		}
 		batch[i] = t.ds.tokens[j]
 	}
-	eg := G.NewGraph()
+	eg, release, err := newStepGraph(&t.arena)
+	if err != nil {
+		return StepResult{}, err
+	}
+	defer release()
 	bound := t.m.Bind(eg)
 	// The two SimCSE views: the same sentences, two dropout masks.
 	views, err := bound.EncodeViews(batch, 2, true, rng)

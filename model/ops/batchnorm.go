@@ -86,7 +86,7 @@ func BatchNorm(x, gamma, beta *gorgonia.Node, cfg BNConfig) (*gorgonia.Node, *Ba
 	if err != nil {
 		return nil, nil, err
 	}
-	y, err := gorgonia.ApplyOp(op, x, gamma, beta)
+	y, err := applyOp(op, x, gamma, beta)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ops: BatchNorm: %w", err)
 	}
@@ -333,11 +333,11 @@ func (op *BatchNormOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Nod
 	if op.rank4 {
 		return op.symDiff4(inputs, output, grad)
 	}
-	dx, err := gorgonia.ApplyOp(newBNGradOp(op, true), inputs[0], inputs[1], grad)
+	dx, err := applyOp(newBNGradOp(op, true), inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BatchNorm.SymDiff dx: %w", err)
 	}
-	dg, err := gorgonia.ApplyOp(newBNGradOp(op, false), inputs[0], inputs[1], grad)
+	dg, err := applyOp(newBNGradOp(op, false), inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BatchNorm.SymDiff dgamma: %w", err)
 	}

@@ -30,7 +30,7 @@ func BatchNorm2D(x, gamma, beta *gorgonia.Node, cfg BNConfig) (*gorgonia.Node, *
 	if err != nil {
 		return nil, nil, err
 	}
-	y, err := gorgonia.ApplyOp(op, x, gamma, beta)
+	y, err := applyOp(op, x, gamma, beta)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ops: BatchNorm2D: %w", err)
 	}
@@ -236,15 +236,15 @@ func (op *BatchNormOp) symDiff4(inputs gorgonia.Nodes, output, grad *gorgonia.No
 	if op.relu {
 		in = append(in, output)
 	}
-	dx, err := gorgonia.ApplyOp(newBN4GradXOp(op), in...)
+	dx, err := applyOp(newBN4GradXOp(op), in...)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BatchNorm2D.SymDiff dx: %w", err)
 	}
-	dg, err := gorgonia.ApplyOp(newBN4ParamGradOp(op, true), dx)
+	dg, err := applyOp(newBN4ParamGradOp(op, true), dx)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BatchNorm2D.SymDiff dgamma: %w", err)
 	}
-	db, err := gorgonia.ApplyOp(newBN4ParamGradOp(op, false), dx)
+	db, err := applyOp(newBN4ParamGradOp(op, false), dx)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BatchNorm2D.SymDiff dbeta: %w", err)
 	}

@@ -24,7 +24,7 @@ func BiasAct(x, b *gorgonia.Node, relu bool) (*gorgonia.Node, error) {
 	if x == nil || b == nil {
 		return nil, fmt.Errorf("ops: BiasAct: nil input")
 	}
-	n, err := gorgonia.ApplyOp(newBiasActOp(relu), x, b)
+	n, err := applyOp(newBiasActOp(relu), x, b)
 	if err != nil {
 		return nil, fmt.Errorf("ops: BiasAct: %w", err)
 	}
@@ -151,7 +151,7 @@ func (op *BiasActOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node)
 	dx := grad
 	if op.relu {
 		var err error
-		if dx, err = gorgonia.ApplyOp(newReluGradOp(), output, grad); err != nil {
+		if dx, err = applyOp(newReluGradOp(), output, grad); err != nil {
 			return nil, fmt.Errorf("ops: %s.SymDiff: %w", op, err)
 		}
 	}
@@ -211,7 +211,7 @@ func ColSum(x *gorgonia.Node) (*gorgonia.Node, error) {
 	if x == nil {
 		return nil, fmt.Errorf("ops: ColSum: nil input")
 	}
-	n, err := gorgonia.ApplyOp(newColSumOp(), x)
+	n, err := applyOp(newColSumOp(), x)
 	if err != nil {
 		return nil, fmt.Errorf("ops: ColSum: %w", err)
 	}
@@ -282,7 +282,7 @@ func (ColSumOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gor
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("ops: ColSum.SymDiff: got %d inputs, want 1", len(inputs))
 	}
-	dx, err := gorgonia.ApplyOp(newRowBroadcastOp(inputs[0].Shape()[0]), grad)
+	dx, err := applyOp(newRowBroadcastOp(inputs[0].Shape()[0]), grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: ColSum.SymDiff: %w", err)
 	}

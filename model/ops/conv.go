@@ -55,7 +55,7 @@ func Conv2D(x, w *gorgonia.Node, opts ConvOpts) (*gorgonia.Node, error) {
 	if _, err := newConvGeom("Conv2D", x.Shape(), w.Shape(), stride, opts.Pad); err != nil {
 		return nil, err
 	}
-	n, err := gorgonia.ApplyOp(newConvOp(stride, opts.Pad, opts.NoInputGrad), x, w)
+	n, err := applyOp(newConvOp(stride, opts.Pad, opts.NoInputGrad), x, w)
 	if err != nil {
 		return nil, fmt.Errorf("ops: Conv2D: %w", err)
 	}
@@ -537,12 +537,12 @@ func (op *convOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (g
 	var err error
 	if !op.noInputGrad {
 		gx := newConvGradXOp(op.stride, op.pad, xs[1], xs[2], xs[3])
-		if dx, err = gorgonia.ApplyOp(gx, inputs[1], grad); err != nil {
+		if dx, err = applyOp(gx, inputs[1], grad); err != nil {
 			return nil, fmt.Errorf("ops: Conv2D.SymDiff dx: %w", err)
 		}
 	}
 	gw := newConvGradWOp(op.stride, op.pad, ws[2], ws[3])
-	dw, err := gorgonia.ApplyOp(gw, inputs[0], grad)
+	dw, err := applyOp(gw, inputs[0], grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: Conv2D.SymDiff dw: %w", err)
 	}

@@ -47,7 +47,7 @@ func Linear(x, w, b *gorgonia.Node, opts LinearOpts) (*gorgonia.Node, error) {
 	if x == nil || w == nil || b == nil {
 		return nil, fmt.Errorf("ops: Linear: nil input")
 	}
-	n, err := gorgonia.ApplyOp(newLinearOp(opts), x, w, b)
+	n, err := applyOp(newLinearOp(opts), x, w, b)
 	if err != nil {
 		return nil, fmt.Errorf("ops: Linear: %w", err)
 	}
@@ -190,17 +190,17 @@ func (op *LinearOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) 
 	dz := grad
 	var err error
 	if op.opts.ReLU {
-		if dz, err = gorgonia.ApplyOp(newReluGradOp(), output, grad); err != nil {
+		if dz, err = applyOp(newReluGradOp(), output, grad); err != nil {
 			return nil, fmt.Errorf("ops: Linear.SymDiff: %w", err)
 		}
 	}
 	var dx *gorgonia.Node
 	if !op.opts.NoInputGrad {
-		if dx, err = gorgonia.ApplyOp(newMatMulOp(false, true), dz, inputs[1]); err != nil {
+		if dx, err = applyOp(newMatMulOp(false, true), dz, inputs[1]); err != nil {
 			return nil, fmt.Errorf("ops: Linear.SymDiff dx: %w", err)
 		}
 	}
-	dw, err := gorgonia.ApplyOp(newMatMulOp(true, false), inputs[0], dz)
+	dw, err := applyOp(newMatMulOp(true, false), inputs[0], dz)
 	if err != nil {
 		return nil, fmt.Errorf("ops: Linear.SymDiff dW: %w", err)
 	}
@@ -307,7 +307,9 @@ func gemmTransA[T float32 | float64](out, a, b []T, n, k, m int) {
 		gemm(true, false, k, m, n, a, k, b, m, out, m)
 		return
 	}
-	partial := make([]T, chunks*k*m)
+	partial := getScratch[T](chunks * k * m)
+	defer putScratch(partial)
+	clear(partial)
 	parallelFor(chunks, n*k*m, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			r0, r1 := c*gemmReduceChunk, min((c+1)*gemmReduceChunk, n)

@@ -18,7 +18,7 @@ func PReLU(x, a *gorgonia.Node) (*gorgonia.Node, error) {
 	if x == nil || a == nil {
 		return nil, fmt.Errorf("ops: PReLU: nil input")
 	}
-	n, err := gorgonia.ApplyOp(newPReLUOp(), x, a)
+	n, err := applyOp(newPReLUOp(), x, a)
 	if err != nil {
 		return nil, fmt.Errorf("ops: PReLU: %w", err)
 	}
@@ -129,11 +129,11 @@ func (op *preluOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("ops: PReLU.SymDiff: got %d inputs, want 2", len(inputs))
 	}
-	dx, err := gorgonia.ApplyOp(newPReLUGradOp(false), inputs[0], inputs[1], grad)
+	dx, err := applyOp(newPReLUGradOp(false), inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: PReLU.SymDiff dx: %w", err)
 	}
-	da, err := gorgonia.ApplyOp(newPReLUGradOp(true), inputs[0], inputs[1], grad)
+	da, err := applyOp(newPReLUGradOp(true), inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: PReLU.SymDiff da: %w", err)
 	}

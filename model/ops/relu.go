@@ -21,7 +21,7 @@ func ReLU(x *gorgonia.Node) (*gorgonia.Node, error) {
 	if x == nil {
 		return nil, errors.New("ops: ReLU: nil input")
 	}
-	n, err := gorgonia.ApplyOp(newReluOp(), x)
+	n, err := applyOp(newReluOp(), x)
 	if err != nil {
 		return nil, fmt.Errorf("ops: ReLU: %w", err)
 	}
@@ -38,7 +38,7 @@ func AddReLU(a, b *gorgonia.Node) (*gorgonia.Node, error) {
 	if !a.Shape().Eq(b.Shape()) {
 		return nil, fmt.Errorf("ops: AddReLU: a has shape %v, b has %v; want equal shapes", a.Shape(), b.Shape())
 	}
-	n, err := gorgonia.ApplyOp(newAddReLUOp(), a, b)
+	n, err := applyOp(newAddReLUOp(), a, b)
 	if err != nil {
 		return nil, fmt.Errorf("ops: AddReLU: %w", err)
 	}
@@ -138,7 +138,7 @@ func (*reluOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorg
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("ops: ReLU.SymDiff: got %d inputs, want 1", len(inputs))
 	}
-	dx, err := gorgonia.ApplyOp(newReluGradOp(), output, grad)
+	dx, err := applyOp(newReluGradOp(), output, grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: ReLU.SymDiff: %w", err)
 	}
@@ -174,7 +174,7 @@ func (*addReLUOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (g
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("ops: AddReLU.SymDiff: got %d inputs, want 2", len(inputs))
 	}
-	dz, err := gorgonia.ApplyOp(newReluGradOp(), output, grad)
+	dz, err := applyOp(newReluGradOp(), output, grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: AddReLU.SymDiff: %w", err)
 	}
@@ -190,7 +190,7 @@ func GlobalAvgPool(x *gorgonia.Node) (*gorgonia.Node, error) {
 	if x.Shape().Dims() != 4 {
 		return nil, fmt.Errorf("ops: GlobalAvgPool: x must be [N,C,H,W], got shape %v", x.Shape())
 	}
-	n, err := gorgonia.ApplyOp(newGapOp(), x)
+	n, err := applyOp(newGapOp(), x)
 	if err != nil {
 		return nil, fmt.Errorf("ops: GlobalAvgPool: %w", err)
 	}
@@ -275,7 +275,7 @@ func (gapOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgon
 	if s.Dims() != 4 {
 		return nil, fmt.Errorf("ops: GlobalAvgPool.SymDiff: x must be 4-D, got %v", s)
 	}
-	dx, err := gorgonia.ApplyOp(newGapGradOp(s[2], s[3]), grad)
+	dx, err := applyOp(newGapGradOp(s[2], s[3]), grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: GlobalAvgPool.SymDiff: %w", err)
 	}

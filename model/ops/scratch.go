@@ -145,15 +145,26 @@ var outputReuse atomic.Bool
 func SetOutputReuse(on bool) bool { return outputReuse.Swap(on) }
 
 // outBuf is the output an op keeps for reuse across runs (SetOutputReuse).
+// An op added to a graph with an Arena (see applyOp) takes its float32
+// outputs from the arena instead.
 type outBuf struct {
-	mu   sync.Mutex
-	last *tensor.Dense
+	mu    sync.Mutex
+	last  *tensor.Dense
+	arena *Arena
+	g     *gorgonia.ExprGraph // the graph the op was added to with arena
 }
 
-// get returns a tensor for Do to overwrite: the kept one when reuse is on
-// and it has dtype dt and the given shape, otherwise a new zeroed one
-// (kept when reuse is on). A nil b keeps nothing.
+// get returns a tensor for Do to overwrite: a zeroed one lent by the
+// arena the op was added with (float32, while the arena is attached to
+// the op's graph), else the kept one when reuse is on and it has dtype dt
+// and the given shape, otherwise a new zeroed one (kept when reuse is on).
+// A nil b keeps nothing.
 func (b *outBuf) get(dt tensor.Dtype, shape ...int) *tensor.Dense {
+	if b != nil && b.arena != nil && dt == tensor.Float32 {
+		if t := b.arena.lend(b.g, shape...); t != nil {
+			return t
+		}
+	}
 	if b == nil || !outputReuse.Load() {
 		return newDense(dt, shape...)
 	}

@@ -30,7 +30,7 @@ func SpMM(m *CSR, x *gorgonia.Node) (*gorgonia.Node, error) {
 	if x.Shape()[0] != m.Cols {
 		return nil, fmt.Errorf("ops: SpMM: x has %d rows, the sparse matrix has %d columns", x.Shape()[0], m.Cols)
 	}
-	n, err := gorgonia.ApplyOp(newSpMMOp(m), x)
+	n, err := applyOp(newSpMMOp(m), x)
 	if err != nil {
 		return nil, fmt.Errorf("ops: SpMM: %w", err)
 	}
@@ -103,7 +103,7 @@ func (op *SpMMOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (g
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("ops: SpMM.SymDiff: got %d inputs, want 1", len(inputs))
 	}
-	dx, err := gorgonia.ApplyOp(newSpMMOp(op.m.T()), grad)
+	dx, err := applyOp(newSpMMOp(op.m.T()), grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: SpMM.SymDiff: %w", err)
 	}

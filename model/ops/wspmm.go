@@ -141,7 +141,7 @@ func WSpMM(m *WeightedCSR, x *gorgonia.Node) (*gorgonia.Node, error) {
 	if x.Shape()[0] != m.Cols {
 		return nil, fmt.Errorf("ops: WSpMM: x has %d rows, the sparse matrix has %d columns", x.Shape()[0], m.Cols)
 	}
-	n, err := gorgonia.ApplyOp(newWSpMMOp(m), x)
+	n, err := applyOp(newWSpMMOp(m), x)
 	if err != nil {
 		return nil, fmt.Errorf("ops: WSpMM: %w", err)
 	}
@@ -210,7 +210,7 @@ func (op *WSpMMOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("ops: WSpMM.SymDiff: got %d inputs, want 1", len(inputs))
 	}
-	dx, err := gorgonia.ApplyOp(newWSpMMOp(op.m.T()), grad)
+	dx, err := applyOp(newWSpMMOp(op.m.T()), grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: WSpMM.SymDiff: %w", err)
 	}

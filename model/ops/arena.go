@@ -1,0 +1,205 @@
+package ops
+
+import (
+	"errors"
+	"slices"
+	"sync"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Arena lends the float32 outputs of this package's ops in one expression
+// graph and takes them back, all at once, when the graph's run is over, so
+// that the next graph (the next training step) reuses the same memory.
+//
+// A training step of a graph method builds a new expression graph: its
+// batch has its own node count, so no op output has the shape of the last
+// step's, and every output is a fresh allocation that the runtime zeroes and
+// the garbage collector later frees. With the collector's default headroom
+// the heap then holds about two steps' worth of tensors at its peak, and
+// zeroing fresh memory takes a tenth of a GIN step. An arena keeps the
+// buffers of one step and hands them out again on the next: the peak holds
+// one step's tensors, and the buffers are warm.
+//
+// Values are unchanged: a lent buffer is cleared, as a fresh one is zero.
+// The price is the rule of SetOutputReuse, for one step at a time: after
+// Release, every value of the released graph that came from an op of this
+// package (Value or Grad of its nodes) belongs to the next graph, so copy
+// what must outlive the step before releasing it.
+//
+// An arena serves one graph at a time and may be used by one goroutine at a
+// time; the ops read it from the graph their first input belongs to, when
+// they are added (Attach before building the graph). Gradient ops added by
+// gorgonia.Grad find it the same way. Float64 outputs and outputs of ops
+// added before Attach are allocated as before.
+type Arena struct {
+	mu    sync.Mutex
+	g     *gorgonia.ExprGraph
+	free  []arenaBuf // idle buffers, ascending capacity
+	lent  []arenaBuf
+	bytes int // capacity of all buffers, in float32s
+}
+
+type arenaBuf struct {
+	b    []float32
+	idle int // releases since it was last lent
+}
+
+// arenaMaxIdle is the number of consecutive steps a buffer may stay unused
+// before Release drops it, which bounds what the arena keeps to about the
+// largest step of the last few.
+const arenaMaxIdle = 4
+
+// arenaSlack is the extra capacity of a new buffer, 1/arenaSlack of its
+// length, so that the same tensor of a slightly larger batch fits it.
+const arenaSlack = 8
+
+// arenas maps each attached graph to its arena.
+var arenas sync.Map // *gorgonia.ExprGraph → *Arena
+
+// NewArena returns an empty arena.
+func NewArena() *Arena { return &Arena{} }
+
+// Attach makes the ops of this package that are added to g from now on
+// take their float32 outputs from a, until Release. g must not be attached
+// to another arena, and a must not be attached to another graph.
+func (a *Arena) Attach(g *gorgonia.ExprGraph) error {
+	if g == nil {
+		return errors.New("ops: arena: attach to a nil graph")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.g != nil {
+		return errors.New("ops: arena: already attached to a graph (Release it first)")
+	}
+	if _, loaded := arenas.LoadOrStore(g, a); loaded {
+		return errors.New("ops: arena: the graph has an arena already")
+	}
+	a.g = g
+	return nil
+}
+
+// Release detaches the graph and takes back every buffer lent to its ops:
+// their values must no longer be used. Buffers left unused for
+// arenaMaxIdle consecutive releases are dropped for the garbage collector.
+// Release of a detached arena does nothing.
+func (a *Arena) Release() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.g != nil {
+		arenas.Delete(a.g)
+		a.g = nil
+	}
+	kept := a.free[:0]
+	for _, f := range a.free {
+		if f.idle++; f.idle < arenaMaxIdle {
+			kept = append(kept, f)
+		} else {
+			a.bytes -= cap(f.b)
+		}
+	}
+	clear(a.free[len(kept):])
+	a.free = kept
+	for _, l := range a.lent {
+		a.insertFree(l.b)
+	}
+	clear(a.lent)
+	a.lent = a.lent[:0]
+}
+
+// Size returns the number of float32s the arena holds, lent or idle.
+func (a *Arena) Size() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.bytes
+}
+
+// insertFree adds b to the idle buffers, keeping them sorted by capacity.
+func (a *Arena) insertFree(b []float32) {
+	i, _ := slices.BinarySearchFunc(a.free, cap(b), func(f arenaBuf, c int) int { return cap(f.b) - c })
+	a.free = slices.Insert(a.free, i, arenaBuf{b: b[:cap(b)]})
+}
+
+// get lends a zeroed buffer of n float32s: the smallest idle one that is
+// large enough, unless that is more than twice n (a buffer of a larger step
+// is then left to idle out), or a new one with arenaSlack spare capacity.
+func (a *Arena) get(n int) []float32 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(a.free, n, func(f arenaBuf, c int) int { return cap(f.b) - c })
+	var b []float32
+	if i < len(a.free) && cap(a.free[i].b) <= 2*n {
+		b = a.free[i].b[:n]
+		a.free = slices.Delete(a.free, i, i+1)
+		clear(b)
+	} else {
+		b = make([]float32, n, n+n/arenaSlack)
+		a.bytes += cap(b)
+	}
+	a.lent = append(a.lent, arenaBuf{b: b})
+	return b
+}
+
+// lend lends a zeroed float32 tensor of the given shape to an op of g, or
+// returns nil when a is no longer attached to g (a graph run again after
+// Release allocates as before).
+func (a *Arena) lend(g *gorgonia.ExprGraph, shape ...int) *tensor.Dense {
+	a.mu.Lock()
+	attached := a.g == g
+	a.mu.Unlock()
+	if !attached {
+		return nil
+	}
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(a.get(n)))
+}
+
+// arenaOf returns the arena attached to the graph of n, or nil.
+func arenaOf(n *gorgonia.Node) *Arena {
+	if n == nil || n.Graph() == nil {
+		return nil
+	}
+	if a, ok := arenas.Load(n.Graph()); ok {
+		return a.(*Arena)
+	}
+	return nil
+}
+
+// keeper is an op with an output buffer (outBuf).
+type keeper interface{ keep() *outBuf }
+
+// applyOp is gorgonia.ApplyOp that also gives the op's output buffer, if it
+// has one, the arena of the inputs' graph.
+func applyOp(op gorgonia.Op, inputs ...*gorgonia.Node) (*gorgonia.Node, error) {
+	if k, ok := op.(keeper); ok && len(inputs) > 0 {
+		if a := arenaOf(inputs[0]); a != nil {
+			b := k.keep()
+			b.arena, b.g = a, inputs[0].Graph()
+		}
+	}
+	return gorgonia.ApplyOp(op, inputs...)
+}
+
+// The ops with an output buffer.
+
+func (op *BatchNormOp) keep() *outBuf { return &op.out }
+func (op *bnGradOp) keep() *outBuf    { return &op.out }
+func (op *bn4GradXOp) keep() *outBuf  { return &op.out }
+func (op *BiasActOp) keep() *outBuf   { return &op.out }
+func (op *reluGradOp) keep() *outBuf  { return &op.out }
+func (op *convOp) keep() *outBuf      { return &op.out }
+func (op *convGradXOp) keep() *outBuf { return &op.out }
+func (op *convGradWOp) keep() *outBuf { return &op.out }
+func (op *LinearOp) keep() *outBuf    { return &op.out }
+func (op *matMulOp) keep() *outBuf    { return &op.out }
+func (op *preluOp) keep() *outBuf     { return &op.out }
+func (op *preluGradOp) keep() *outBuf { return &op.out }
+func (op *reluOp) keep() *outBuf      { return &op.out }
+func (op *addReLUOp) keep() *outBuf   { return &op.out }
+func (op *gapGradOp) keep() *outBuf   { return &op.out }
+func (op *SpMMOp) keep() *outBuf      { return &op.out }
+func (op *WSpMMOp) keep() *outBuf     { return &op.out }
