@@ -137,7 +137,9 @@ const jsdRowChunk = 256
 // jsdForward returns the loss of node representations l (n×d) and graph
 // representations g (b×d) and writes ∂loss/∂S into ds (n×b).
 func jsdForward[T float32 | float64](l, g []T, n, b, d int, graphPtr []int32, ds []float64) float64 {
-	s := make([]T, n*b)
+	s := getBuf[T](n * b)
+	defer putBuf(s)
+	clear(s)
 	gemmT(false, true, n, b, d, l, d, g, d, s, b) // S = L·Gᵀ
 	owner := owners(graphPtr, n)
 	invPos, invNeg := 1/float64(n), 1/(float64(n)*float64(b-1))
@@ -186,7 +188,8 @@ func owners(graphPtr []int32, n int) []int32 {
 // jsdBackward writes scale·∂loss/∂L = scale·dS·G into gl (n×d) and
 // scale·∂loss/∂G = scale·dSᵀ·L into gg (b×d).
 func jsdBackward[T float32 | float64](l, g []T, n, b, d int, ds []float64, scale float64, gl, gg []T) {
-	dst := make([]T, len(ds))
+	dst := getBuf[T](len(ds))
+	defer putBuf(dst)
 	for i, v := range ds {
 		dst[i] = T(scale * v)
 	}
@@ -247,47 +250,119 @@ func gemmT[T float32 | float64](transA, transB bool, m, n, k int, a []T, lda int
 
 // jsdCache lets the backward op reuse ∂loss/∂S from the forward pass of
 // the same run: it is used only when the backward op's inputs are
-// bit-identical to the forward's (else the backward recomputes it).
+// bit-identical to the forward's (else the backward recomputes it). Its
+// buffers come from getBuf and go back to it when the backward pass has
+// used them (takeJSD), so that a training step reuses the last step's.
 type jsdCache struct {
 	mu   sync.Mutex
-	l, g []float64 // the forward pass's inputs
+	l, g any // the forward pass's inputs, copied: []float32 or []float64
 	ds   []float64
 	hits int // backward passes served from the cache (for tests)
 }
 
-// store records the inputs and ∂loss/∂S of a forward pass.
+// storeJSD records copies of the inputs of a forward pass and takes ds
+// (∂loss/∂S, from getBuf), which the caller must no longer use.
 func storeJSD[T float32 | float64](c *jsdCache, l, g []T, ds []float64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.l, c.g = grow(c.l, len(l)), grow(c.g, len(g))
-	for i, v := range l {
-		c.l[i] = float64(v)
-	}
-	for i, v := range g {
-		c.g[i] = float64(v)
-	}
-	c.ds = append(c.ds[:0], ds...)
+	c.drop()
+	lc, gc := getBuf[T](len(l)), getBuf[T](len(g))
+	copy(lc, l)
+	copy(gc, g)
+	c.l, c.g, c.ds = lc, gc, ds
 }
 
-// lookupJSD returns the cached ∂loss/∂S if l and g are the cached inputs.
-func lookupJSD[T float32 | float64](c *jsdCache, l, g []T) []float64 {
+// takeJSD returns the cached ∂loss/∂S if l and g are bit for bit the
+// cached inputs, and empties the cache; the caller returns the slice with
+// putBuf. It returns nil, and keeps the cache, otherwise.
+func takeJSD[T float32 | float64](c *jsdCache, l, g []T) []float64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ds == nil || len(c.l) != len(l) || len(c.g) != len(g) {
+	cl, ok1 := c.l.([]T)
+	cg, ok2 := c.g.([]T)
+	if c.ds == nil || !ok1 || !ok2 || !sameBits(cl, l) || !sameBits(cg, g) {
 		return nil
 	}
-	for i, v := range l {
-		if float64(v) != c.l[i] {
-			return nil
-		}
-	}
-	for i, v := range g {
-		if float64(v) != c.g[i] {
-			return nil
-		}
-	}
 	c.hits++
-	return c.ds
+	ds := c.ds
+	c.ds = nil
+	c.drop()
+	return ds
+}
+
+// drop returns the cached buffers to getBuf's pools.
+func (c *jsdCache) drop() {
+	for _, b := range []any{c.l, c.g} {
+		switch b := b.(type) {
+		case []float32:
+			putBuf(b)
+		case []float64:
+			putBuf(b)
+		}
+	}
+	if c.ds != nil {
+		putBuf(c.ds)
+	}
+	c.l, c.g, c.ds = nil, nil, nil
+}
+
+// sameBits reports whether a and b hold the same bits (so a NaN matches
+// itself, and 0 does not match −0).
+func sameBits[T float32 | float64](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	switch a := any(a).(type) {
+	case []float32:
+		for i, v := range any(b).([]float32) {
+			if math.Float32bits(v) != math.Float32bits(a[i]) {
+				return false
+			}
+		}
+	case []float64:
+		for i, v := range any(b).([]float64) {
+			if math.Float64bits(v) != math.Float64bits(a[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// The pools of getBuf: scratch of the objective reused across steps
+// instead of allocated per op run (an N×B score matrix of a large batch is
+// tens of megabytes).
+var (
+	bufs32 sync.Pool // *[]float32
+	bufs64 sync.Pool // *[]float64
+)
+
+// getBuf returns a slice of n values with unspecified contents, from the
+// pool when it holds one large enough.
+func getBuf[T float32 | float64](n int) []T {
+	pool := &bufs64
+	if _, ok := any(T(0)).(float32); ok {
+		pool = &bufs32
+	}
+	if p, ok := pool.Get().(*[]T); ok {
+		if cap(*p) >= n {
+			return (*p)[:n]
+		}
+		pool.Put(p)
+	}
+	return make([]T, n)
+}
+
+// putBuf returns b to getBuf's pool.
+func putBuf[T float32 | float64](b []T) {
+	if cap(b) == 0 {
+		return
+	}
+	pool := &bufs64
+	if _, ok := any(T(0)).(float32); ok {
+		pool = &bufs32
+	}
+	pool.Put(&b)
 }
 
 // jsdKey names the objective and its node-to-graph map, for op hashes.
@@ -359,7 +434,8 @@ func (op jsdOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, err
 		return nil, err
 	}
 	n, b, d := l.Shape()[0], g.Shape()[0], l.Shape()[1]
-	ds := make([]float64, n*b)
+	ds := getBuf[float64](n * b)
+	clear(ds)
 	switch l.Dtype() {
 	case tensor.Float64:
 		v := lgForward(op.tau, l.Float64s(), g.Float64s(), n, b, d, op.graphPtr, ds)
@@ -463,12 +539,14 @@ func (op jsdGradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value,
 }
 
 func jsdGrad[T float32 | float64](op jsdGradOp, l, g []T, n, b, d int, up float64, out []T) {
-	ds := lookupJSD(op.cache, l, g)
+	ds := takeJSD(op.cache, l, g)
 	if ds == nil {
-		ds = make([]float64, n*b)
+		ds = getBuf[float64](n * b)
+		clear(ds)
 		lgForward(op.tau, l, g, n, b, d, op.graphPtr, ds)
 	}
 	lgBackward(op.tau, l, g, n, b, d, ds, up, out[:n*d], out[n*d:])
+	putBuf(ds)
 }
 
 // rowsOp selects rows lo..hi−1 of a matrix, copying them. It is only

@@ -261,18 +261,42 @@ func TestJSDKindIsNotContrastive(t *testing.T) {
 }
 
 // TestJSDCache: the backward pass reuses the forward's ∂loss/∂S only for
-// bit-identical inputs.
+// bit-identical inputs, once.
 func TestJSDCache(t *testing.T) {
 	c := new(jsdCache)
 	l, g := []float32{1, 2, 3}, []float32{4, 5}
 	storeJSD(c, l, g, []float64{7})
-	if ds := lookupJSD(c, l, g); len(ds) != 1 || ds[0] != 7 {
+	l[0] = 9 // the cache holds a copy
+	if ds := takeJSD(c, []float32{1, 2, 3.0000002}, g); ds != nil {
+		t.Fatal("changed input served from the cache")
+	}
+	if ds := takeJSD(c, []float64{1, 2, 3}, []float64{4, 5}); ds != nil {
+		t.Fatal("input of another dtype served from the cache")
+	}
+	if ds := takeJSD(c, []float32{1, 2, 3}, g); len(ds) != 1 || ds[0] != 7 {
 		t.Fatalf("cached inputs: %v", ds)
 	}
-	if ds := lookupJSD(c, []float32{1, 2, 3.0000002}, g); ds != nil {
-		t.Fatal("changed input served from the cache")
+	if ds := takeJSD(c, []float32{1, 2, 3}, g); ds != nil {
+		t.Fatal("the cache served twice")
 	}
 	if c.hits != 1 {
 		t.Fatalf("%d hits, want 1", c.hits)
+	}
+}
+
+// TestGetBuf: getBuf returns n values, reusing a returned buffer that is
+// large enough, per dtype.
+func TestGetBuf(t *testing.T) {
+	a := getBuf[float32](100)
+	if len(a) != 100 {
+		t.Fatalf("len %d, want 100", len(a))
+	}
+	putBuf(a)
+	b := getBuf[float64](50)
+	if len(b) != 50 {
+		t.Fatalf("len %d, want 50", len(b))
+	}
+	if c := getBuf[float32](1000); len(c) != 1000 {
+		t.Fatalf("len %d, want 1000", len(c))
 	}
 }
