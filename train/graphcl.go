@@ -159,12 +159,19 @@ func contrastiveStep(eg *G.ExprGraph, lc loss.Config, proj [2]*G.Node, learnable
 	return StepResult{Loss: lv, Grads: gs, Proj: append([]float32(nil), p...), ProjDim: proj[0].Shape()[1], Proj2: append([]float32(nil), p2...)}, nil
 }
 
+// stepArenas is false only in tests that compare steps with and without
+// arenas.
+var stepArenas = true
+
 // newStepGraph returns a new expression graph for one training step whose
 // ops take their float32 outputs from *arena (created on first use), and
 // the function that takes them back once the step's results are copied
 // out: the next step reuses that memory instead of allocating its own (see
 // ops.Arena).
 func newStepGraph(arena **ops.Arena) (*G.ExprGraph, func(), error) {
+	if !stepArenas {
+		return G.NewGraph(), func() {}, nil
+	}
 	if *arena == nil {
 		*arena = ops.NewArena()
 	}

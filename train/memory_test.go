@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,11 +200,14 @@ func TestStepAllocationsDoNotGrow(t *testing.T) {
 }
 
 // TestStepArenaReuse: the op outputs of a graph method's step come from an
-// arena that the next step reuses (newStepGraph). Steps with the arena kept
-// give the bits of steps that each start from an empty one (every output
-// freshly allocated, as without an arena), and allocate per step at least
-// 80% of what a step's own arena holds less.
+// arena that the next step reuses (newStepGraph). Steps with the arena
+// kept, and steps that each start from an empty one, give the bits (loss
+// and gradients) of steps without an arena, with the buffers taken back
+// within a step filled with NaN (ops.PoisonArenas); and steps with the
+// arena kept allocate at least half of what a step's own arena holds less
+// than steps with a fresh one.
 func TestStepArenaReuse(t *testing.T) {
+	defer ops.PoisonArenas(ops.PoisonArenas(true))
 	for _, tc := range []struct {
 		name  string
 		sets  []string
@@ -219,9 +223,16 @@ func TestStepArenaReuse(t *testing.T) {
 				t.Fatal(err)
 			}
 			const steps, warm = 12, 4
-			// run returns the losses, the bytes allocated per step after warm
-			// and the mean size of the arena after a step, in bytes.
-			run := func(fresh bool) (losses []float64, bytesPerStep, arenaBytes float64) {
+			type step struct {
+				loss  float64
+				grads [][]float32
+			}
+			// run returns each step's loss and gradients, the bytes allocated
+			// per step after warm and the mean size of the arena after a
+			// step, in bytes; arena is "none", "kept" or "fresh".
+			run := func(arena string) (out []step, bytesPerStep, arenaBytes float64) {
+				defer func(on bool) { stepArenas = on }(stepArenas)
+				stepArenas = arena != "none"
 				m, err := methodSpecs[cfg.Method].New(&cfg, ds, 0)
 				if err != nil {
 					t.Fatal(err)
@@ -234,7 +245,7 @@ func TestStepArenaReuse(t *testing.T) {
 					for i := range idx {
 						idx[i] = rng.IntN(ds.NumInstances())
 					}
-					if fresh {
+					if arena == "fresh" {
 						*tc.arena(m) = nil
 					}
 					if s == warm {
@@ -245,25 +256,52 @@ func TestStepArenaReuse(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					losses = append(losses, res.Loss)
-					if s >= warm {
+					gs := make([][]float32, len(res.Grads))
+					for i, g := range res.Grads {
+						gs[i] = append([]float32(nil), g...)
+					}
+					out = append(out, step{res.Loss, gs})
+					if s >= warm && arena != "none" {
 						arenaBytes += 4 * float64((*tc.arena(m)).Size()) / (steps - warm)
 					}
 				}
 				metrics.Read(samples)
-				return losses, float64(samples[0].Value.Uint64()-from) / (steps - warm), arenaBytes
+				return out, float64(samples[0].Value.Uint64()-from) / (steps - warm), arenaBytes
 			}
-			kept, keptBytes, _ := run(false)
-			fresh, freshBytes, size := run(true)
-			for s := range kept {
-				if math.Float64bits(kept[s]) != math.Float64bits(fresh[s]) {
-					t.Fatalf("step %d: loss %v with the arena kept, %v with a fresh one", s, kept[s], fresh[s])
+			want, _, _ := run("none")
+			kept, keptBytes, _ := run("kept")
+			fresh, freshBytes, size := run("fresh")
+			for s, w := range want {
+				if math.IsNaN(w.loss) || math.IsInf(w.loss, 0) {
+					t.Fatalf("step %d: loss %v without an arena", s, w.loss)
+				}
+				for _, got := range []struct {
+					name string
+					step step
+				}{{"kept", kept[s]}, {"fresh", fresh[s]}} {
+					if math.Float64bits(got.step.loss) != math.Float64bits(w.loss) {
+						t.Fatalf("step %d: loss %v with the arena %s, %v without an arena", s, got.step.loss, got.name, w.loss)
+					}
+					for i := range w.grads {
+						if !slices.Equal(float32Bits(got.step.grads[i]), float32Bits(w.grads[i])) {
+							t.Fatalf("step %d: gradient %d differs with the arena %s", s, i, got.name)
+						}
+					}
 				}
 			}
 			t.Logf("per step: %.0f bytes allocated with the arena kept, %.0f with a fresh one, whose arena then holds %.0f", keptBytes, freshBytes, size)
-			if size == 0 || keptBytes > freshBytes-0.8*size {
+			if size == 0 || keptBytes > freshBytes-size/2 {
 				t.Errorf("per step: %.0f bytes allocated with the arena kept, %.0f with a fresh one, whose arena then holds %.0f: the outputs are not reused", keptBytes, freshBytes, size)
 			}
 		})
 	}
+}
+
+// float32Bits returns the bits of each value of v.
+func float32Bits(v []float32) []uint32 {
+	b := make([]uint32, len(v))
+	for i, x := range v {
+		b[i] = math.Float32bits(x)
+	}
+	return b
 }

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"sync"
 
@@ -22,6 +23,15 @@ import (
 // buffers of one step and hands them out again on the next: the peak holds
 // one step's tensors, and the buffers are warm.
 //
+// Within a step, a buffer is also taken back as soon as the last op that
+// reads it has run (see lend), so that a later op of the same step reuses
+// it: the step then holds about what is live at once, as a framework with
+// reference-counted tensors does, instead of every tensor it made. So the
+// value of a node whose readers in the graph are all ops of this package
+// is gone once they have run: to read such a value after the run, Keep the
+// node. Nodes without readers (outputs, gradients) and nodes that anything
+// else reads (a loss, a Gorgonia op) are kept until Release.
+//
 // Values are unchanged: a lent buffer is cleared, as a fresh one is zero.
 // The price is the rule of SetOutputReuse, for one step at a time: after
 // Release, every value of the released graph that came from an op of this
@@ -37,8 +47,38 @@ type Arena struct {
 	mu    sync.Mutex
 	g     *gorgonia.ExprGraph
 	free  []arenaBuf // idle buffers, ascending capacity
-	lent  []arenaBuf
-	bytes int // capacity of all buffers, in float32s
+	lent  []arenaBuf // b nil once taken back within the step
+	bytes int        // capacity of all buffers, in float32s
+
+	// Within a step (see lend): the uses left of the output of each node
+	// whose readers are counted, the lent buffers whose last reader is the
+	// op running now, and that op's output buffer.
+	uses    map[*gorgonia.Node]*nodeUses
+	pending []int // indices into lent
+	running *outBuf
+	keep    map[*gorgonia.Node]bool
+	early   int // buffers taken back within a step, in all (for tests)
+}
+
+// nodeUses counts the readers of a node's output that have not run yet.
+type nodeUses struct {
+	lent int // index into Arena.lent
+	left int
+}
+
+// arenaPoison, set by tests (PoisonArenas), fills a buffer taken back
+// within a step with NaN, so that a read after its last reader shows.
+var arenaPoison bool
+
+// PoisonArenas makes every Arena fill a buffer it takes back within a step
+// with NaN (on) or leave it as it is (off, the default), and returns the
+// previous setting. It is for tests of code that runs graphs on an arena:
+// a value read after its last reader has run then shows as NaN. Not safe
+// to call while graphs run.
+func PoisonArenas(on bool) bool {
+	old := arenaPoison
+	arenaPoison = on
+	return old
 }
 
 type arenaBuf struct {
@@ -80,6 +120,19 @@ func (a *Arena) Attach(g *gorgonia.ExprGraph) error {
 	return nil
 }
 
+// Keep keeps the values of nodes of the attached graph until Release, for
+// reading after the run (see Arena).
+func (a *Arena) Keep(nodes ...*gorgonia.Node) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.keep == nil {
+		a.keep = make(map[*gorgonia.Node]bool)
+	}
+	for _, n := range nodes {
+		a.keep[n] = true
+	}
+}
+
 // Release detaches the graph and takes back every buffer lent to its ops:
 // their values must no longer be used. Buffers left unused for
 // arenaMaxIdle consecutive releases are dropped for the garbage collector.
@@ -91,6 +144,10 @@ func (a *Arena) Release() {
 		arenas.Delete(a.g)
 		a.g = nil
 	}
+	clear(a.uses)
+	clear(a.keep)
+	a.pending = a.pending[:0]
+	a.running = nil
 	kept := a.free[:0]
 	for _, f := range a.free {
 		if f.idle++; f.idle < arenaMaxIdle {
@@ -102,7 +159,9 @@ func (a *Arena) Release() {
 	clear(a.free[len(kept):])
 	a.free = kept
 	for _, l := range a.lent {
-		a.insertFree(l.b)
+		if l.b != nil {
+			a.insertFree(l.b)
+		}
 	}
 	clear(a.lent)
 	a.lent = a.lent[:0]
@@ -124,9 +183,8 @@ func (a *Arena) insertFree(b []float32) {
 // get lends a zeroed buffer of n float32s: the smallest idle one that is
 // large enough, unless that is more than twice n (a buffer of a larger step
 // is then left to idle out), or a new one with arenaSlack spare capacity.
+// The caller holds a.mu.
 func (a *Arena) get(n int) []float32 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	i, _ := slices.BinarySearchFunc(a.free, n, func(f arenaBuf, c int) int { return cap(f.b) - c })
 	var b []float32
 	if i < len(a.free) && cap(a.free[i].b) <= 2*n {
@@ -141,21 +199,65 @@ func (a *Arena) get(n int) []float32 {
 	return b
 }
 
-// lend lends a zeroed float32 tensor of the given shape to an op of g, or
-// returns nil when a is no longer attached to g (a graph run again after
-// Release allocates as before).
-func (a *Arena) lend(g *gorgonia.ExprGraph, shape ...int) *tensor.Dense {
+// lend lends a zeroed float32 tensor of the given shape to the op of out,
+// which is running in g, or returns nil when a is no longer attached to g
+// (a graph run again after Release allocates as before).
+//
+// The ops of this package ask for their output first thing when they run,
+// one op at a time (a tape machine runs its program in order), so a call
+// from another op than the last one means the last one has finished. Each
+// op's inputs are counted off the uses of their outputs; a buffer whose
+// uses reach zero is read by the running op only, and is taken back for
+// reuse when the next op asks. A node's uses are its consumers in the
+// graph: any consumer that is not an op of this package (a loss, a
+// Gorgonia op), or that does not lend from the arena, never counts off, so
+// its inputs stay lent until Release, as do nodes without consumers (a
+// gradient that is read after the run, a model's output).
+func (a *Arena) lend(out *outBuf, shape ...int) *tensor.Dense {
 	a.mu.Lock()
-	attached := a.g == g
-	a.mu.Unlock()
-	if !attached {
+	defer a.mu.Unlock()
+	if a.g == nil || a.g != out.g {
 		return nil
+	}
+	if out != a.running {
+		for _, i := range a.pending {
+			b := a.lent[i].b
+			a.lent[i].b = nil
+			a.early++
+			if arenaPoison {
+				for j := range b[:cap(b)] {
+					b[:cap(b)][j] = float32(math.NaN())
+				}
+			}
+			a.insertFree(b)
+		}
+		a.pending = a.pending[:0]
+		a.running = out
+		if !out.shared {
+			for _, in := range out.inputs {
+				if u := a.uses[in]; u != nil {
+					if u.left--; u.left == 0 {
+						a.pending = append(a.pending, u.lent)
+						delete(a.uses, in)
+					}
+				}
+			}
+		}
 	}
 	n := 1
 	for _, d := range shape {
 		n *= d
 	}
-	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(a.get(n)))
+	b := a.get(n)
+	if nd := out.node; nd != nil && !out.shared && !a.keep[nd] {
+		if readers := a.g.To(nd.ID()); readers != nil && readers.Len() > 0 {
+			if a.uses == nil {
+				a.uses = make(map[*gorgonia.Node]*nodeUses)
+			}
+			a.uses[nd] = &nodeUses{lent: len(a.lent) - 1, left: readers.Len()}
+		}
+	}
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(b))
 }
 
 // arenaOf returns the arena attached to the graph of n, or nil.
@@ -173,15 +275,36 @@ func arenaOf(n *gorgonia.Node) *Arena {
 type keeper interface{ keep() *outBuf }
 
 // applyOp is gorgonia.ApplyOp that also gives the op's output buffer, if it
-// has one, the arena of the inputs' graph.
+// has one, the arena of the inputs' graph, the op's node and its distinct
+// inputs (for lend's counts).
 func applyOp(op gorgonia.Op, inputs ...*gorgonia.Node) (*gorgonia.Node, error) {
-	if k, ok := op.(keeper); ok && len(inputs) > 0 {
-		if a := arenaOf(inputs[0]); a != nil {
-			b := k.keep()
-			b.arena, b.g = a, inputs[0].Graph()
+	k, ok := op.(keeper)
+	var a *Arena
+	if ok && len(inputs) > 0 {
+		a = arenaOf(inputs[0])
+	}
+	if a == nil {
+		return gorgonia.ApplyOp(op, inputs...)
+	}
+	b := k.keep()
+	b.arena, b.g = a, inputs[0].Graph()
+	n, err := gorgonia.ApplyOp(op, inputs...)
+	if err != nil {
+		return nil, err
+	}
+	if b.node != nil && b.node != n {
+		// One op value in two nodes: its calls cannot be told apart, so
+		// neither its inputs nor its outputs are counted.
+		b.shared = true
+	}
+	b.node = n
+	b.inputs = b.inputs[:0]
+	for _, in := range inputs {
+		if !slices.Contains(b.inputs, in) {
+			b.inputs = append(b.inputs, in)
 		}
 	}
-	return gorgonia.ApplyOp(op, inputs...)
+	return n, nil
 }
 
 // The ops with an output buffer.

@@ -84,8 +84,10 @@ func arenaStep(t *testing.T, a *Arena, n int, seed uint64) (float32, [][]float32
 
 // TestArenaStepsBitIdentical: steps whose op outputs come from an arena
 // (reused across steps of different sizes, the idle buffers filled with NaN
-// between steps) give the bits of steps that allocate.
+// between steps, and within a step once their last reader has run) give the
+// bits of steps that allocate.
 func TestArenaStepsBitIdentical(t *testing.T) {
+	defer PoisonArenas(PoisonArenas(true))
 	a := NewArena()
 	for s, n := range []int{40, 40, 33, 47, 12, 40} {
 		want, wantG := arenaStep(t, nil, n, uint64(s))
@@ -109,6 +111,10 @@ func TestArenaStepsBitIdentical(t *testing.T) {
 			t.Fatalf("step %d: after Release %d buffers lent, graph attached %v", s, len(a.lent), a.g != nil)
 		}
 	}
+	if a.early == 0 {
+		t.Error("no buffer was taken back within a step (after the last op that reads it)")
+	}
+	t.Logf("%d buffers taken back within steps", a.early)
 }
 
 // TestArenaReusesAndDrops: a second step of the same size allocates no new
@@ -228,4 +234,57 @@ func TestArenaAttach(t *testing.T) {
 		t.Errorf("attach after the first arena released the graph: %v", err)
 	}
 	b.Release()
+}
+
+// TestArenaKeep: a node read only by this package's ops is taken back once
+// they have run (its value then shows the poison), unless it is kept.
+func TestArenaKeep(t *testing.T) {
+	defer PoisonArenas(PoisonArenas(true))
+	a := NewArena()
+	for _, keep := range []bool{false, true} {
+		g := gorgonia.NewGraph()
+		if err := a.Attach(g); err != nil {
+			t.Fatal(err)
+		}
+		x := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(3, 2), gorgonia.WithName("x"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(3, 2), tensor.WithBacking([]float32{1, -2, 3, -4, 5, -6}))))
+		w := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(2, 2), gorgonia.WithName("w"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float32{1, 0, 0, 1}))))
+		b := gorgonia.NewVector(g, tensor.Float32, gorgonia.WithShape(2), gorgonia.WithName("b"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(2), tensor.WithBacking([]float32{0, 0}))))
+		slope := gorgonia.NewVector(g, tensor.Float32, gorgonia.WithShape(1), gorgonia.WithName("a"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{0.25}))))
+		xw, err := Linear(x, w, b, LinearOpts{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := PReLU(xw, slope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loss, err := gorgonia.Sum(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := gorgonia.Grad(loss, w, slope); err != nil {
+			t.Fatal(err)
+		}
+		if keep {
+			a.Keep(xw)
+		}
+		vm := gorgonia.NewTapeMachine(g)
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Clone(xw.Value().Data().([]float32))
+		hv := slices.Clone(h.Value().Data().([]float32))
+		vm.Close()
+		a.Release()
+		if want := []float32{1, -2, 3, -4, 5, -6}; keep != slices.Equal(got, want) {
+			t.Errorf("keep %v: x·W read after the run = %v (x·W is %v)", keep, got, want)
+		}
+		if want := []float32{1, -0.5, 3, -1, 5, -1.5}; !slices.Equal(hv, want) {
+			t.Errorf("keep %v: PReLU output (read by the sum) = %v, want %v", keep, hv, want)
+		}
+	}
 }

@@ -152,6 +152,11 @@ type outBuf struct {
 	last  *tensor.Dense
 	arena *Arena
 	g     *gorgonia.ExprGraph // the graph the op was added to with arena
+	// With arena: the op's node, its distinct inputs, and whether the op
+	// value was added as more than one node (see applyOp).
+	node   *gorgonia.Node
+	inputs []*gorgonia.Node
+	shared bool
 }
 
 // get returns a tensor for Do to overwrite: a zeroed one lent by the
@@ -161,7 +166,7 @@ type outBuf struct {
 // A nil b keeps nothing.
 func (b *outBuf) get(dt tensor.Dtype, shape ...int) *tensor.Dense {
 	if b != nil && b.arena != nil && dt == tensor.Float32 {
-		if t := b.arena.lend(b.g, shape...); t != nil {
+		if t := b.arena.lend(b, shape...); t != nil {
 			return t
 		}
 	}
