@@ -520,6 +520,12 @@ func (cg *codegenerator) insertFree(instrID int, node *Node) {
 
 	// check if anything needs to be freed
 	for _, read := range reads {
+		if read.device == CPU {
+			// batchsampler-go patch: only a register off the CPU is ever
+			// freed (below); v0.9.18 first searched all of locMap for the
+			// node of every read, quadratic in the graph's size.
+			continue
+		}
 		var readNode *Node
 		for n, reg := range cg.locMap {
 			if reg == read {
