@@ -150,7 +150,7 @@ func (b *Bound) Encode(batch *GraphBatch, train bool) (_ *gorgonia.Node, err err
 	}
 	emb := pooled[0]
 	if len(pooled) > 1 {
-		if emb, err = gorgonia.Concat(1, pooled...); err != nil {
+		if emb, err = ops.ConcatCols(pooled...); err != nil {
 			return nil, fmt.Errorf("encode: concatenating layer outputs: %w", err)
 		}
 	}
