@@ -305,3 +305,59 @@ func float32Bits(v []float32) []uint32 {
 	}
 	return b
 }
+
+// TestSimCSEStepArena: SimCSE steps on the step arena (buffers poisoned
+// when taken back, ops.PoisonArenas) give the loss and gradients of steps
+// without one, bit for bit.
+func TestSimCSEStepArena(t *testing.T) {
+	defer ops.PoisonArenas(ops.PoisonArenas(true))
+	dir := t.TempDir()
+	writeTextFixture(t, dir, 120)
+	cfg, err := LoadConfig(filepath.Join("testdata", "text-tiny.yaml"), append([]string{"data.root=" + dir, "data.text.vectors_cache="}, tinyTextOptions...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := loadText(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(arena bool) (losses []float64, grads [][]uint32) {
+		defer func(on bool) { stepArenas = on }(stepArenas)
+		stepArenas = arena
+		mod, err := newSimCSE(&cfg, ds, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 0))
+		for range 6 {
+			idx := make([]int, 8)
+			for i := range idx {
+				idx[i] = rng.IntN(ds.NumInstances())
+			}
+			res, err := mod.Step(idx, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			losses = append(losses, res.Loss)
+			for _, g := range res.Grads {
+				grads = append(grads, float32Bits(g))
+			}
+		}
+		if a := mod.(*simCSE).arena; arena && (a == nil || a.Size() == 0) {
+			t.Fatal("the steps did not use an arena")
+		}
+		return losses, grads
+	}
+	wantL, wantG := run(false)
+	gotL, gotG := run(true)
+	for s := range wantL {
+		if math.IsNaN(wantL[s]) || math.Float64bits(gotL[s]) != math.Float64bits(wantL[s]) {
+			t.Fatalf("step %d: loss %v with the arena, %v without", s, gotL[s], wantL[s])
+		}
+	}
+	for i := range wantG {
+		if !slices.Equal(gotG[i], wantG[i]) {
+			t.Fatalf("gradient %d differs with the arena", i)
+		}
+	}
+}

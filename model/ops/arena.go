@@ -60,6 +60,14 @@ type Arena struct {
 	early   int // buffers taken back within a step, in all (for tests)
 }
 
+// poison fills b, to its capacity, with NaN.
+func poison(b []float32) {
+	b = b[:cap(b)]
+	for j := range b {
+		b[j] = float32(math.NaN())
+	}
+}
+
 // nodeUses counts the readers of a node's output that have not run yet.
 type nodeUses struct {
 	lent int // index into Arena.lent
@@ -70,11 +78,11 @@ type nodeUses struct {
 // within a step with NaN, so that a read after its last reader shows.
 var arenaPoison bool
 
-// PoisonArenas makes every Arena fill a buffer it takes back within a step
-// with NaN (on) or leave it as it is (off, the default), and returns the
-// previous setting. It is for tests of code that runs graphs on an arena:
-// a value read after its last reader has run then shows as NaN. Not safe
-// to call while graphs run.
+// PoisonArenas makes every Arena fill a buffer it takes back, within a
+// step or at Release, with NaN (on) or leave it as it is (off, the
+// default), and returns the previous setting. It is for tests of code that
+// runs graphs on an arena: a value read after its last reader has run, or
+// after Release, then shows as NaN. Not safe to call while graphs run.
 func PoisonArenas(on bool) bool {
 	old := arenaPoison
 	arenaPoison = on
@@ -160,6 +168,9 @@ func (a *Arena) Release() {
 	a.free = kept
 	for _, l := range a.lent {
 		if l.b != nil {
+			if arenaPoison {
+				poison(l.b)
+			}
 			a.insertFree(l.b)
 		}
 	}
@@ -225,9 +236,7 @@ func (a *Arena) lend(out *outBuf, shape ...int) *tensor.Dense {
 			a.lent[i].b = nil
 			a.early++
 			if arenaPoison {
-				for j := range b[:cap(b)] {
-					b[:cap(b)][j] = float32(math.NaN())
-				}
+				poison(b)
 			}
 			a.insertFree(b)
 		}
