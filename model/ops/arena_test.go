@@ -154,7 +154,7 @@ func TestArenaReusesAndDrops(t *testing.T) {
 // buffer that fits is chosen, and a new one has spare capacity.
 func TestArenaGet(t *testing.T) {
 	a := NewArena()
-	x, y := a.get(100), a.get(10)
+	x, y := a.get(100, false), a.get(10, false)
 	if cap(x) != 100+100/arenaSlack || len(x) != 100 {
 		t.Errorf("new buffer len %d cap %d, want 100, %d", len(x), cap(x), 100+100/arenaSlack)
 	}
@@ -165,14 +165,14 @@ func TestArenaGet(t *testing.T) {
 		y[i] = 2
 	}
 	a.Release()
-	z := a.get(9) // the 10 fits better than the 100
+	z := a.get(9, false) // the 10 fits better than the 100
 	if cap(z) != cap(y) || &z[0] != &y[0] {
 		t.Errorf("get(9) took a buffer of capacity %d, want the idle one of %d", cap(z), cap(y))
 	}
-	if v := a.get(40); &v[0] == &x[0] {
+	if v := a.get(40, false); &v[0] == &x[0] {
 		t.Error("get(40) took the idle buffer of 100 (more than twice its size)")
 	}
-	w := a.get(60)
+	w := a.get(60, false)
 	if &w[0] != &x[0] {
 		t.Error("get(60) did not reuse the idle buffer of 100")
 	}
@@ -181,7 +181,7 @@ func TestArenaGet(t *testing.T) {
 			t.Fatalf("reused buffer not cleared: [%d] = %v", i, v)
 		}
 	}
-	if v := a.get(200); cap(v) < 200 || &v[0] == &x[0] {
+	if v := a.get(200, false); cap(v) < 200 || &v[0] == &x[0] {
 		t.Error("get(200) must allocate a new buffer")
 	}
 }

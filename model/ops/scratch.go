@@ -157,6 +157,7 @@ type outBuf struct {
 	node   *gorgonia.Node
 	inputs []*gorgonia.Node
 	shared bool
+	fills  bool // the op writes every element of its output (see filler)
 }
 
 // get returns a tensor for Do to overwrite: a zeroed one lent by the
