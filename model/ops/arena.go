@@ -297,6 +297,13 @@ func (*addReLUOp) fillsOutput()  {}
 func (*reluGradOp) fillsOutput() {}
 func (*preluOp) fillsOutput()    {}
 
+// SpMM and WSpMM overwrite their output (SpMMFloat32, WSpMMFloat32: each
+// row is a sum assigned, or cleared first, empty rows included).
+func (*SpMMOp) fillsOutput()       {}
+func (*WSpMMOp) fillsOutput()      {}
+func (*concatColsOp) fillsOutput() {}
+func (*colsOp) fillsOutput()       {}
+
 // applyOp is gorgonia.ApplyOp that also gives the op's output buffer, if it
 // has one, the arena of the inputs' graph, the op's node and its distinct
 // inputs (for lend's counts).

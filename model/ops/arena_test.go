@@ -288,3 +288,45 @@ func TestArenaKeep(t *testing.T) {
 		}
 	}
 }
+
+// TestFillersOverwrite: the sparse products, which the arena lends
+// uncleared buffers (filler), write every element of their output, empty
+// rows included, whatever the buffer held (NaN here), in both row paths
+// (f = 3 and f = 130 take different kernel blocks).
+func TestFillersOverwrite(t *testing.T) {
+	// Rows 0 and 2 are empty.
+	rowPtr, col := []int32{0, 0, 2, 2, 3}, []int32{0, 2, 1}
+	m, err := NewCSR(4, 3, rowPtr, col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWeightedCSR(4, 3, rowPtr, col, []float64{0.5, 2, -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []int{3, 130} {
+		x := make([]float32, 3*f)
+		for i := range x {
+			x[i] = float32(i%7) - 3
+		}
+		nan := func() []float32 {
+			o := make([]float32, 4*f)
+			for i := range o {
+				o[i] = float32(math.NaN())
+			}
+			return o
+		}
+		out, wout := nan(), nan()
+		SpMMFloat32(m, x, f, out)
+		WSpMMFloat32(w, x, f, wout)
+		for j := range f {
+			want := [4]float32{0, x[j] + x[2*f+j], 0, x[f+j]}
+			wwant := [4]float32{0, 0.5*x[j] + 2*x[2*f+j], 0, -x[f+j]}
+			for r := range 4 {
+				if out[r*f+j] != want[r] || wout[r*f+j] != wwant[r] {
+					t.Fatalf("f=%d: row %d column %d: SpMM %v (want %v), WSpMM %v (want %v)", f, r, j, out[r*f+j], want[r], wout[r*f+j], wwant[r])
+				}
+			}
+		}
+	}
+}
