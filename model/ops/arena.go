@@ -32,7 +32,8 @@ import (
 // node. Nodes without readers (outputs, gradients) and nodes that anything
 // else reads (a loss, a Gorgonia op) are kept until Release.
 //
-// Values are unchanged: a lent buffer is cleared, as a fresh one is zero.
+// Values are unchanged: a lent buffer is cleared, as a fresh one is zero
+// (except for ops that write all of their output, see filler).
 // The price is the rule of SetOutputReuse, for one step at a time: after
 // Release, every value of the released graph that came from an op of this
 // package (Value or Grad of its nodes) belongs to the next graph, so copy
@@ -212,9 +213,10 @@ func (a *Arena) get(n int, dirty bool) []float32 {
 	return b
 }
 
-// lend lends a zeroed float32 tensor of the given shape to the op of out,
-// which is running in g, or returns nil when a is no longer attached to g
-// (a graph run again after Release allocates as before).
+// lend lends a float32 tensor of the given shape to the op of out, which is
+// running in g (zeroed unless the op is a filler), or returns nil when a is
+// no longer attached to g (a graph run again after Release allocates as
+// before).
 //
 // The ops of this package ask for their output first thing when they run,
 // one op at a time (a tape machine runs its program in order), so a call
