@@ -304,7 +304,11 @@ func (*preluOp) fillsOutput()    {}
 func (*SpMMOp) fillsOutput()       {}
 func (*WSpMMOp) fillsOutput()      {}
 func (*concatColsOp) fillsOutput() {}
-func (*colsOp) fillsOutput()       {}
+
+// Linear copies the bias into every row of its output before the GEMM
+// adds x·W to it (linearForward).
+func (*LinearOp) fillsOutput() {}
+func (*colsOp) fillsOutput()   {}
 
 // applyOp is gorgonia.ApplyOp that also gives the op's output buffer, if it
 // has one, the arena of the inputs' graph, the op's node and its distinct
