@@ -311,16 +311,7 @@ func float32Bits(v []float32) []uint32 {
 // without one, bit for bit.
 func TestSimCSEStepArena(t *testing.T) {
 	defer ops.PoisonArenas(ops.PoisonArenas(true))
-	dir := t.TempDir()
-	writeTextFixture(t, dir, 120)
-	cfg, err := LoadConfig(filepath.Join("testdata", "text-tiny.yaml"), append([]string{"data.root=" + dir, "data.text.vectors_cache="}, tinyTextOptions...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := loadText(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, ds := tinyTextData(t, 120, tinyTextOptions...)
 	run := func(arena bool) (losses []float64, grads [][]uint32) {
 		defer func(on bool) { stepArenas = on }(stepArenas)
 		stepArenas = arena

@@ -37,6 +37,24 @@ func textSentence(r *rand.Rand, topic int) string {
 	return strings.Join(w, " ") + "."
 }
 
+// tinyTextData writes the text fixture of the given number of sentences
+// into a temporary data root and returns testdata/text-tiny.yaml on it
+// (vectors not cached, sets applied after) and its loaded dataset.
+func tinyTextData(t *testing.T, sentences int, sets ...string) (Config, Dataset) {
+	t.Helper()
+	dir := t.TempDir()
+	writeTextFixture(t, dir, sentences)
+	cfg, err := LoadConfig(filepath.Join("testdata", "text-tiny.yaml"), append([]string{"data.root=" + dir, "data.text.vectors_cache="}, sets...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := loadText(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, ds
+}
+
 // writeTextFixture writes corpus.txt, sts-dev.csv and sts-test.csv into dir.
 func writeTextFixture(t *testing.T, dir string, sentences int) {
 	t.Helper()

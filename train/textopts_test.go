@@ -127,16 +127,7 @@ func TestTextDevSelectionAndSparseTable(t *testing.T) {
 // loop sees the table as a buffer, Step returns gradients for the MLP only,
 // and AfterStep moves exactly the rows of the batch's words.
 func TestTextSparseTableStep(t *testing.T) {
-	dir := t.TempDir()
-	writeTextFixture(t, dir, 120)
-	cfg, err := LoadConfig(filepath.Join("testdata", "text-tiny.yaml"), append([]string{"data.root=" + dir, "data.text.vectors_cache="}, tinyTextOptions...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := loadText(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, ds := tinyTextData(t, 120, tinyTextOptions...)
 	mod, err := newSimCSE(&cfg, ds, 7)
 	if err != nil {
 		t.Fatal(err)

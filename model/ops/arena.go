@@ -169,10 +169,7 @@ func (a *Arena) Release() {
 	a.free = kept
 	for _, l := range a.lent {
 		if l.b != nil {
-			if arenaPoison {
-				poison(l.b)
-			}
-			a.insertFree(l.b)
+			a.takeBack(l.b)
 		}
 	}
 	clear(a.lent)
@@ -184,6 +181,15 @@ func (a *Arena) Size() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.bytes
+}
+
+// takeBack returns a lent buffer to the idle ones (poisoned first under
+// PoisonArenas).
+func (a *Arena) takeBack(b []float32) {
+	if arenaPoison {
+		poison(b)
+	}
+	a.insertFree(b)
 }
 
 // insertFree adds b to the idle buffers, keeping them sorted by capacity.
@@ -236,13 +242,9 @@ func (a *Arena) lend(out *outBuf, shape ...int) *tensor.Dense {
 	}
 	if out != a.running {
 		for _, i := range a.pending {
-			b := a.lent[i].b
+			a.takeBack(a.lent[i].b)
 			a.lent[i].b = nil
 			a.early++
-			if arenaPoison {
-				poison(b)
-			}
-			a.insertFree(b)
 		}
 		a.pending = a.pending[:0]
 		a.running = out
@@ -257,17 +259,15 @@ func (a *Arena) lend(out *outBuf, shape ...int) *tensor.Dense {
 			}
 		}
 	}
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	b := a.get(n, out.fills)
+	b := a.get(tensor.Shape(shape).TotalSize(), out.fills)
 	if nd := out.node; nd != nil && !out.shared && !a.keep[nd] {
-		if readers := a.g.To(nd.ID()); readers != nil && readers.Len() > 0 {
-			if a.uses == nil {
-				a.uses = make(map[*gorgonia.Node]*nodeUses)
+		if readers := a.g.To(nd.ID()); readers != nil {
+			if r := readers.Len(); r > 0 {
+				if a.uses == nil {
+					a.uses = make(map[*gorgonia.Node]*nodeUses)
+				}
+				a.uses[nd] = &nodeUses{lent: len(a.lent) - 1, left: r}
 			}
-			a.uses[nd] = &nodeUses{lent: len(a.lent) - 1, left: readers.Len()}
 		}
 	}
 	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(b))

@@ -160,9 +160,9 @@ type outBuf struct {
 	fills  bool // the op writes every element of its output (see filler)
 }
 
-// get returns a tensor for Do to overwrite: a zeroed one lent by the
-// arena the op was added with (float32, while the arena is attached to
-// the op's graph), else the kept one when reuse is on and it has dtype dt
+// get returns a tensor for Do to overwrite: one lent by the arena the op
+// was added with (float32, while the arena is attached to the op's graph;
+// zeroed unless the op is a filler), else the kept one when reuse is on and it has dtype dt
 // and the given shape, otherwise a new zeroed one (kept when reuse is on).
 // A nil b keeps nothing.
 func (b *outBuf) get(dt tensor.Dtype, shape ...int) *tensor.Dense {
