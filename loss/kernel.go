@@ -6,8 +6,7 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	igemm "github.com/batchsampler-go/batchsampler/internal/gemm"
 )
 
 // cosEps is the lower bound on a row norm in the cosine similarity, as in
@@ -102,16 +101,14 @@ func evaluate[T, O float32 | float64](c Config, z1, z2 []T, b, d int, grad bool,
 
 	n := geo.n
 	ws.s = grow(ws.s, n*n)
-	S := blas64.General{Rows: n, Cols: n, Stride: n, Data: ws.s}
+	// The float64 products are gonum's Syrk and Gemm to the last bit, in
+	// AVX-512 registers (internal/gemm: DsyrkUpper, DgemmNT).
 	if geo.stacked {
 		// S = U·Uᵀ is symmetric: compute the upper triangle, mirror it.
-		U := blas64.General{Rows: 2 * b, Cols: d, Stride: d, Data: ws.u}
-		blas64.Syrk(blas.NoTrans, 1, U, 0, blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: ws.s})
+		igemm.DsyrkUpper(n, d, 1, ws.u, d, 0, ws.s, n)
 		symmetrise(ws.s, n, false)
 	} else {
-		U1 := blas64.General{Rows: b, Cols: d, Stride: d, Data: ws.u[:b*d]}
-		U2 := blas64.General{Rows: b, Cols: d, Stride: d, Data: ws.u[b*d:]}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, U1, U2, 0, S)
+		igemm.DgemmNT(b, b, d, 1, ws.u[:b*d], d, ws.u[b*d:], d, 0, ws.s, n)
 	}
 
 	ws.row = grow(ws.row, n)
@@ -142,28 +139,20 @@ func evaluate[T, O float32 | float64](c Config, z1, z2 []T, b, d int, grad bool,
 	// ws.s now holds ∂ℓ_a/∂S[a,·]; the loss is their mean, times the
 	// upstream gradient.
 	alpha := scale / float64(n)
-	// The products below are written as A·Bᵀ with B stored transposed:
-	// gonum's dot-product kernel (NoTrans×Trans) runs about twice as fast
-	// here as its axpy kernels (NoTrans×NoTrans, Trans×NoTrans).
+	// The products below are written as A·Bᵀ with B stored transposed
+	// (gonum's Gemm NoTrans×Trans, which DgemmNT reproduces).
 	ws.du = grow(ws.du, 2*b*d)
 	ws.ut = grow(ws.ut, 2*b*d)
 	transpose(ws.ut, ws.u, 2*b, d) // d×2B: columns 0..B−1 are U1ᵀ, B..2B−1 U2ᵀ
 	if geo.stacked {
 		// dU = (dS + dSᵀ)·U, with the symmetric sum formed in place.
 		symmetrise(ws.s, n, true)
-		UT := blas64.General{Rows: d, Cols: 2 * b, Stride: 2 * b, Data: ws.ut}
-		dU := blas64.General{Rows: 2 * b, Cols: d, Stride: d, Data: ws.du}
-		blas64.Gemm(blas.NoTrans, blas.Trans, alpha, S, UT, 0, dU)
+		igemm.DgemmNT(n, d, n, alpha, ws.s, n, ws.ut, 2*b, 0, ws.du, d) // dS·U
 	} else {
 		ws.st = grow(ws.st, n*n)
 		transpose(ws.st, ws.s, n, n)
-		ST := blas64.General{Rows: n, Cols: n, Stride: n, Data: ws.st}
-		U1T := blas64.General{Rows: d, Cols: b, Stride: 2 * b, Data: ws.ut}
-		U2T := blas64.General{Rows: d, Cols: b, Stride: 2 * b, Data: ws.ut[b:]}
-		dU1 := blas64.General{Rows: b, Cols: d, Stride: d, Data: ws.du[:b*d]}
-		dU2 := blas64.General{Rows: b, Cols: d, Stride: d, Data: ws.du[b*d:]}
-		blas64.Gemm(blas.NoTrans, blas.Trans, alpha, S, U2T, 0, dU1)  // dS·U2
-		blas64.Gemm(blas.NoTrans, blas.Trans, alpha, ST, U1T, 0, dU2) // dSᵀ·U1
+		igemm.DgemmNT(n, d, n, alpha, ws.s, n, ws.ut[b:], 2*b, 0, ws.du[:b*d], d) // dS·U2
+		igemm.DgemmNT(n, d, n, alpha, ws.st, n, ws.ut, 2*b, 0, ws.du[b*d:], d)    // dSᵀ·U1
 	}
 	denormalise(ws.du[:b*d], ws.u[:b*d], ws.norm[:b], d, g1)
 	denormalise(ws.du[b*d:], ws.u[b*d:], ws.norm[b:], d, g2)
