@@ -310,6 +310,16 @@ func (*concatColsOp) fillsOutput() {}
 func (*LinearOp) fillsOutput() {}
 func (*colsOp) fillsOutput()   {}
 
+// BatchNorm writes every element in both ranks (bnForward, bn4Forward: the
+// affine map over all rows), its gradient every element of dx or dγ
+// (bnBackward); PReLU's gradients assign dx and every slope's sum
+// (preluGradX, preluGradSlope); matMulOp clears its output before the
+// GEMMs accumulate into it (gemmTransA, gemmTransB).
+func (*BatchNormOp) fillsOutput() {}
+func (*bnGradOp) fillsOutput()    {}
+func (*preluGradOp) fillsOutput() {}
+func (*matMulOp) fillsOutput()    {}
+
 // applyOp is gorgonia.ApplyOp that also gives the op's output buffer, if it
 // has one, the arena of the inputs' graph, the op's node and its distinct
 // inputs (for lend's counts).
