@@ -26,8 +26,10 @@ func parallelFor(n, work int, fn func(lo, hi int)) {
 	if workers > n {
 		workers = n
 	}
+	// The first chunk runs on the calling goroutine, which would otherwise
+	// only wait.
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for w := 1; w < workers; w++ {
 		lo, hi := n*w/workers, n*(w+1)/workers
 		if lo == hi {
 			continue
@@ -37,6 +39,9 @@ func parallelFor(n, work int, fn func(lo, hi int)) {
 			defer wg.Done()
 			fn(lo, hi)
 		}()
+	}
+	if hi := n / workers; hi > 0 {
+		fn(0, hi)
 	}
 	wg.Wait()
 }
