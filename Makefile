@@ -73,6 +73,11 @@ table-graphs:
 bench-vs-pytorch:
 	/usr/bin/python3 scripts/bench_vs_pytorch.py --go $(GO) --out $(OUT)/bench-vs-pytorch $(ARGS)
 
+## memory-vs-pytorch: peak RSS of a GraphCL run in Go and in PyTorch on the same graphs (default: the generated REDDIT-BINARY-sized stand-in, scripts/standin-reddit-graphcl.yaml, exported with cmd/train -export-tu); writes $(OUT)/memory-vs-pytorch/<time>/results.md (a few minutes; not part of test or CI)
+.PHONY: memory-vs-pytorch
+memory-vs-pytorch:
+	/usr/bin/python3 scripts/memory_vs_pytorch.py --go $(GO) --out $(OUT)/memory-vs-pytorch $(ARGS)
+
 ## table-text: the paper's text table in one command (SimCSE, DCL, HCL × Uniform, kNN Sampler, BatchSampler, 3 seeds, scored on the seven STS tasks found under the data root; 27 runs, about 25 minutes on 2 idle cores; resumable)
 .PHONY: table-text
 table-text:

@@ -130,3 +130,27 @@ func loadError(dc DataConfig, err error) error {
 	}
 	return fmt.Errorf("load dataset: %w", err)
 }
+
+// ExportTU writes the graph dataset of cfg, as a run of cfg would load it
+// (data.source tu, gin or synthetic), in the TU Dortmund format to
+// dir/NAME/ and returns that directory: a generated dataset can then be
+// read by another framework (PyTorch Geometric's TUDataset, the PyTorch
+// side of scripts/memory_vs_pytorch.py).
+func ExportTU(cfg Config, dir string) (string, error) {
+	if cfg.Modality != "graph" {
+		return "", fmt.Errorf("export TU: modality %q: only a graph dataset can be written in the TU format", cfg.Modality)
+	}
+	ds, err := loadGraphs(&cfg)
+	if err != nil {
+		return "", err
+	}
+	set := ds.(graphDataset).set
+	if set.Name == "" {
+		set.Name = cfg.Name
+	}
+	out := filepath.Join(dir, set.Name)
+	if err := data.WriteTU(out, set); err != nil {
+		return "", err
+	}
+	return out, nil
+}

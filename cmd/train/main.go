@@ -92,6 +92,7 @@ func run(args []string) (err error) {
 	memProfile := fs.String("memprofile", "", "write a heap profile (live and allocated memory) at the end of the command to `FILE`")
 	root := fs.String("root", "", "data root: the same as -set data.root=`DIR`")
 	planOnly := fs.Bool("plan", false, "sweep: list the cells, their runs and what is finished in -out, and exit")
+	exportTU := fs.String("export-tu", "", "write the config's graph dataset (as a run loads it: tu, gin or synthetic) in the TU format to `DIR`/NAME/ and exit")
 	rerun := fs.Bool("rerun", false, "sweep: run again the cells whose directory holds another config (moved aside)")
 	assemble := fs.Bool("assemble", false, "sweep: run nothing; write sweep.md and sweep.json from the cells finished so far")
 	var sets setFlags
@@ -128,6 +129,13 @@ func run(args []string) (err error) {
 	for _, name := range []string{"split", "repr", "o"} {
 		if given[name] && *embed == "" {
 			return fmt.Errorf("-%s goes with -embed", name)
+		}
+	}
+	if *exportTU != "" {
+		for _, name := range []string{"resume", "evaluate", "embed", "plots"} {
+			if given[name] {
+				return fmt.Errorf("-export-tu goes with -config (or the embedded default), not -%s", name)
+			}
 		}
 	}
 	if *evaluate != "" || *embed != "" {
@@ -196,6 +204,14 @@ func run(args []string) (err error) {
 	}
 	if *printCfg {
 		return train.WriteConfig(os.Stdout, &cfg)
+	}
+	if *exportTU != "" {
+		d, err := train.ExportTU(cfg, *exportTU)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "TU dataset: %s\n", d)
+		return nil
 	}
 	if dir == "" {
 		name := cfg.Name

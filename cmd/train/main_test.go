@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/batchsampler-go/batchsampler/data"
 )
 
 func writeFile(t *testing.T, path, content string) {
@@ -222,5 +224,49 @@ sweep:
 	}
 	if err := run([]string{"-plan"}); err == nil || !strings.Contains(err.Error(), "go with a config that has a sweep: section") {
 		t.Errorf("-plan with the embedded default: %v", err)
+	}
+}
+
+// TestExportTU: -export-tu writes the config's graph dataset in the TU
+// format (the embedded default's 600 generated graphs; the TOY fixture read
+// through a config), and refuses other modalities and -resume.
+func TestExportTU(t *testing.T) {
+	dir := t.TempDir()
+	if err := run([]string{"-export-tu", filepath.Join(dir, "gen")}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := data.ReadTU(filepath.Join(dir, "gen", "synthetic"), "synthetic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Graphs) != 600 || s.NumClasses != 3 || s.NumNodeLabels != 3 {
+		t.Errorf("exported %d graphs, %d classes, %d node labels; want 600, 3, 3", len(s.Graphs), s.NumClasses, s.NumNodeLabels)
+	}
+
+	toy := copyToy(t, dir)
+	want, err := data.ReadTU(toy, "TOY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "toy.yaml")
+	writeFile(t, cfg, "name: toy\nmodality: graph\ndata: {source: tu, name: TOY, path: tu/TOY, root: "+dir+"}\n")
+	if err := run([]string{"-config", cfg, "-export-tu", filepath.Join(dir, "out")}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := data.ReadTU(filepath.Join(dir, "out", "TOY"), "TOY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Graphs) != len(want.Graphs) || got.Graphs[1].NumNodes != want.Graphs[1].NumNodes || len(got.Graphs[1].Edges) != len(want.Graphs[1].Edges) {
+		t.Errorf("TOY exported as %d graphs, want %d", len(got.Graphs), len(want.Graphs))
+	}
+
+	img := filepath.Join(dir, "img.yaml")
+	writeFile(t, img, "name: img\nmodality: image\ndata: {source: synthetic}\n")
+	if err := run([]string{"-config", img, "-export-tu", dir}); err == nil || !strings.Contains(err.Error(), "only a graph dataset") {
+		t.Errorf("image config: %v, want an error naming the graph-only export", err)
+	}
+	if err := run([]string{"-resume", dir, "-export-tu", dir}); err == nil || !strings.Contains(err.Error(), "not -resume") {
+		t.Errorf("-resume with -export-tu: %v, want an error naming -resume", err)
 	}
 }
