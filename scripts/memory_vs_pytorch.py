@@ -36,6 +36,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no scripts/__pycache__ in the work tree
 import bench_vs_pytorch as bv  # noqa: E402  (numpy, torch, the GIN, views and loss)
 
 np, torch = bv.np, bv.torch
