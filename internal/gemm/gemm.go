@@ -1,5 +1,6 @@
 // Package gemm is the float32 matrix-multiply kernel shared by the model
-// operators (model/ops) and the sampler's graph builders.
+// operators (model/ops) and the sampler's graph builders, and the float64
+// products of the losses (package loss).
 //
 // Sgemm has BLAS semantics on row-major storage: C = alpha·op(A)·op(B) +
 // beta·C. The default build is pure Go plus Go assembly and cgo-free:
@@ -21,6 +22,10 @@
 //   - With the openblas build tag (cgo, Debian's libopenblas-dev) Sgemm calls
 //     OpenBLAS's cblas_sgemm on one OpenBLAS thread instead, and Gorgonia's
 //     own BLAS calls are routed to OpenBLAS too (package gemm/openblas).
+//
+// DgemmNT and DsyrkUpper (dot64.go) are the float64 A·Bᵀ and A·Aᵀ of the
+// contrastive losses: gonum's Dgemm and Dsyrk to the last bit, in AVX-512
+// registers.
 //
 // Backend reports which of these runs. Sgemm runs on the calling goroutine;
 // SgemmParallel splits one large product over several goroutines with
