@@ -1,23 +1,31 @@
 #!/usr/bin/python3
-"""Peak memory of a GraphCL run, Go against PyTorch, on the same graphs.
+"""Peak memory of a GraphCL or MVGRL run, Go against PyTorch, on the same graphs.
 
 `make memory-vs-pytorch` (not part of `make test` or CI). The graphs are the
 dataset of a Go config (default scripts/standin-reddit-graphcl.yaml, a
-generated stand-in of REDDIT-BINARY's size), written in the TU format by
-`go run ./cmd/train -config C -export-tu DIR`, so that both sides read the
-very same graphs. Then, one after the other, each under /usr/bin/time
-(its maximum resident set size, %M):
+generated stand-in of REDDIT-BINARY's size; scripts/standin-reddit-mvgrl.yaml
+for MVGRL), written in the TU format by `go run ./cmd/train -config C
+-export-tu DIR`, so that both sides read the very same graphs. Then, one
+after the other, each under /usr/bin/time (its maximum resident set size, %M):
 
-  - Go: the config's run (GraphCL, its epochs and batch size; evaluation
-    with 2 outer and 2 inner folds, -set eval.folds=2 -set eval.inner_folds=2);
-  - PyTorch: the same number of GraphCL steps (GIN 3×32, BatchNorm, sum
-    pooling, head 96-96-96, InfoNCE τ 0.2, Adam lr 0.01; view 1 the graph,
-    view 2 one of GraphCL's four augmentations: the model, loss and views of
-    scripts/bench_vs_pytorch.py), then the embeddings of every graph in
-    evaluation mode, 128 graphs at a time (no SVM).
+  - Go: one run of the config (seed 0, the Uniform sampler, its epochs and
+    batch size; evaluation with 2 outer and 2 inner folds);
+  - PyTorch: the same number of steps of the same method, then the
+    embeddings of every graph in evaluation mode, 128 graphs at a time (no
+    SVM). GraphCL: the GIN (the config's width and depth, BatchNorm, sum
+    pooling, head), InfoNCE τ 0.2 and views (the graph; one of GraphCL's four
+    augmentations) of scripts/bench_vs_pytorch.py. MVGRL (train/mvgrl.go):
+    both views of every graph computed once (Â and its PPR diffusion with the
+    config's α, eps and top_k, from the dense inverse as MVGRL's
+    compute_ppr) and kept as PyG keeps edges (int64 edge_index, float32
+    weights); two GCN encoders (Linear, sparse propagation, bias, PReLU),
+    per-layer sum pooling, MVGRL's node and graph heads, InfoGraph's JSD
+    local-global loss across the views.
+  Adam with the config's learning rate on both sides.
 
-Features as the Go side's "auto": one-hot node labels where the dataset has
-them, else a constant 1 per node. 2 threads a side by default.
+Features as the Go side's "auto" (one-hot node labels, else a constant 1 per
+node) or "auto-degree" (one-hot capped degrees where there are no labels).
+2 threads a side by default.
 
 Usage: /usr/bin/python3 scripts/memory_vs_pytorch.py [--config C] [--out DIR]
 Writes DIR/<time>/results.md and results.json (default runs/memory-vs-pytorch).
@@ -25,6 +33,7 @@ Writes DIR/<time>/results.md and results.json (default runs/memory-vs-pytorch).
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import re
@@ -42,9 +51,11 @@ import bench_vs_pytorch as bv  # noqa: E402  (numpy, torch, the GIN, views and l
 np, torch = bv.np, bv.torch
 
 
-def read_tu_dir(d, name):
+def read_tu_dir(d, name, features="auto", max_degree=0):
     """A TU dataset as the Go reader gives it (see bench_vs_pytorch.read_tu),
-    with "auto" features: one-hot node labels, or a constant 1 per node."""
+    with the Go side's "auto" features (one-hot node labels, or a constant 1
+    per node) or "auto-degree" (one-hot node labels, or one-hot of
+    min(degree, max_degree) where the dataset has at most one node label)."""
     f = lambda k: os.path.join(d, "%s_%s.txt" % (name, k))  # noqa: E731
     for k in ("A", "graph_indicator", "graph_labels"):
         if not os.path.isfile(f(k)):
@@ -55,12 +66,14 @@ def read_tu_dir(d, name):
     if a.size % 2:
         bv.die("%s: expected pairs 'u, v'" % f("A"))
     a = a.reshape(-1, 2) - 1
+    nlab, d_in = None, 1
     if os.path.isfile(f("node_labels")):
         nlab = bv.read_ints(f("node_labels"))
         nlab = nlab - nlab.min()
         d_in = int(nlab.max()) + 1
-    else:
-        nlab, d_in = None, 1
+    if features not in ("auto", "auto-degree"):
+        bv.die("data.features %r: this script makes only auto and auto-degree" % features)
+    degree = features == "auto-degree" and d_in <= 1
     start = np.searchsorted(ind, np.arange(n_graphs + 1))
     u, v = np.minimum(a[:, 0], a[:, 1]), np.maximum(a[:, 0], a[:, 1])
     key = np.unique(u * n_nodes + v)
@@ -71,23 +84,38 @@ def read_tu_dir(d, name):
     for g in range(n_graphs):
         lo, hi = start[g], start[g + 1]
         e = np.stack([u[estart[g]:estart[g + 1]] - lo, v[estart[g]:estart[g + 1]] - lo], 1)
-        if nlab is None:
+        if degree:
+            # Graph.Degrees: a self-loop counts once.
+            deg = np.bincount(e[:, 0], minlength=hi - lo) + np.bincount(e[e[:, 0] != e[:, 1], 1], minlength=hi - lo)
+            x = np.zeros((hi - lo, max_degree + 1), dtype=np.float32)
+            x[np.arange(hi - lo), np.minimum(deg, max_degree)] = 1
+        elif nlab is None:
             x = np.ones((hi - lo, 1), dtype=np.float32)
         else:
             x = np.zeros((hi - lo, d_in), dtype=np.float32)
             x[np.arange(hi - lo), nlab[lo:hi]] = 1
         graphs.append(bv.Graph(hi - lo, e, x))
+    if degree:
+        d_in = max_degree + 1
     return graphs, d_in
 
 
 def torch_child(args):
     """The PyTorch run (a child process, so that its peak is its own)."""
     torch.set_num_threads(args.threads)
-    graphs, d_in = read_tu_dir(args.tu, os.path.basename(args.tu.rstrip("/")))
+    cfg = json.loads(args.cfg)
+    graphs, d_in = read_tu_dir(args.tu, os.path.basename(args.tu.rstrip("/")), cfg["features"], cfg["max_degree"])
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
-    model = bv.GIN(d_in)
-    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    run = mvgrl_run if cfg["method"] == "mvgrl" else graphcl_run
+    out = run(graphs, d_in, cfg, args, rng)
+    out.update({"graphs": len(graphs), "nodes": int(sum(g.n for g in graphs)), "d_in": d_in, "steps": args.steps})
+    print(json.dumps(out))
+
+
+def graphcl_run(graphs, d_in, cfg, args, rng):
+    model = bv.GIN(d_in, hidden=cfg["hidden"], layers=cfg["layers"])
+    opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
     t0 = time.perf_counter()
     model.train()
     for _ in range(args.steps):
@@ -104,9 +132,145 @@ def torch_child(args):
     with torch.no_grad():
         for lo in range(0, len(graphs), 128):
             embs.append(model(*bv.pack(graphs[lo:lo + 128])))
-    emb = torch.cat(embs)
-    print(json.dumps({"graphs": len(graphs), "nodes": int(sum(g.n for g in graphs)), "d_in": d_in,
-                      "steps": args.steps, "loss": float(loss), "train_s": train_s, "emb": list(emb.shape)}))
+    return {"loss": float(loss), "train_s": train_s, "emb": list(torch.cat(embs).shape)}
+
+
+# ---------------------------------------------------------------- MVGRL (train/mvgrl.go)
+
+
+def mvgrl_views(g, alpha, eps, top_k):
+    """Both views of a graph as PyG would hold them (edge_index int64 2×nnz,
+    edge_weight float32): Â = D^-½(A+I)D^-½ and its PPR diffusion
+    α(I − (1−α)Â)^-1 (dense inverse, MVGRL's compute_ppr), entries below eps
+    dropped, then the top_k largest of every row kept (data.PPRDiffusion)."""
+    n = g.n
+    a = np.zeros((n, n))
+    if len(g.edges):
+        a[g.edges[:, 0], g.edges[:, 1]] = 1
+        a[g.edges[:, 1], g.edges[:, 0]] = 1
+    a += np.eye(n)
+    dinv = 1 / np.sqrt(a.sum(1))
+    ahat = dinv[:, None] * a * dinv[None, :]
+    s = alpha * np.linalg.inv(np.eye(n) - (1 - alpha) * ahat)
+    s[s < eps] = 0
+    if 0 < top_k < n:
+        cut = -np.partition(-s, top_k - 1, axis=1)[:, top_k - 1:top_k]
+        s[s < cut] = 0
+
+    def coo(m):
+        r, c = np.nonzero(m)
+        return torch.from_numpy(np.stack([r, c]).astype(np.int64)), torch.from_numpy(m[r, c].astype(np.float32))
+    return coo(ahat), coo(s)
+
+
+class GCNLayer(torch.nn.Module):
+    """Linear → propagation → bias → PReLU (model.MVGRL's GCN)."""
+
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.lin = torch.nn.Linear(d_in, d_out, bias=False)
+        self.bias = torch.nn.Parameter(torch.zeros(d_out))
+        self.act = torch.nn.PReLU()
+
+    def forward(self, x, adj):
+        return self.act(torch.sparse.mm(adj, self.lin(x)) + self.bias)
+
+
+class GCN(torch.nn.Module):
+    def __init__(self, d_in, hidden, layers):
+        super().__init__()
+        self.layers = torch.nn.ModuleList([GCNLayer(d_in if l == 0 else hidden, hidden) for l in range(layers)])
+
+    def forward(self, x, adj, batch, n_graphs):
+        h, pooled = x, []
+        for layer in self.layers:
+            h = layer(h, adj)
+            pooled.append(h.new_zeros(n_graphs, h.shape[1]).index_add_(0, batch, h))
+        return h, torch.cat(pooled, 1)
+
+
+class MLP(torch.nn.Module):
+    """MVGRL's head: 3 × (Linear + PReLU) plus a linear shortcut."""
+
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        L, P = torch.nn.Linear, torch.nn.PReLU
+        self.ffn = torch.nn.Sequential(L(d_in, d_out), P(), L(d_out, d_out), P(), L(d_out, d_out), P())
+        self.shortcut = L(d_in, d_out)
+
+    def forward(self, x):
+        return self.ffn(x) + self.shortcut(x)
+
+
+def local_global_jsd(l, g, batch):
+    """InfoGraph's Jensen–Shannon local–global estimator (loss.LocalGlobal)."""
+    res = l @ g.t()
+    pos = torch.zeros_like(res)
+    pos[torch.arange(res.shape[0]), batch] = 1
+    log2 = math.log(2)
+    e_pos = ((log2 - torch.nn.functional.softplus(-res)) * pos).sum() / res.shape[0]
+    e_neg = ((torch.nn.functional.softplus(-res) + res - log2) * (1 - pos)).sum() / (res.shape[0] * (res.shape[1] - 1))
+    return e_neg - e_pos
+
+
+def mvgrl_pack(graphs, views):
+    sizes = [g.n for g in graphs]
+    off = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    n = int(sum(sizes))
+    x = torch.from_numpy(np.concatenate([g.x for g in graphs]))
+    batch = torch.from_numpy(np.repeat(np.arange(len(graphs)), sizes))
+    adj = []
+    for k in range(2):
+        idx = torch.cat([v[k][0] + int(o) for v, o in zip(views, off)], 1)
+        val = torch.cat([v[k][1] for v in views])
+        adj.append(torch.sparse_coo_tensor(idx, val, (n, n)))
+    return x, adj, batch
+
+
+def mvgrl_run(graphs, d_in, cfg, args, rng):
+    t0 = time.perf_counter()
+    views = [mvgrl_views(g, cfg["alpha"], cfg["eps"], cfg["top_k"]) for g in graphs]
+    views_s = time.perf_counter() - t0
+    hid, layers = cfg["hidden"], cfg["layers"]
+    enc1, enc2 = GCN(d_in, hid, layers), GCN(d_in, hid, layers)
+    node_head, graph_head = MLP(hid, hid), MLP(hid * layers, hid)
+    mods = torch.nn.ModuleList([enc1, enc2, node_head, graph_head])
+    opt = torch.optim.Adam(mods.parameters(), lr=cfg["lr"])
+    t0 = time.perf_counter()
+    for _ in range(args.steps):
+        idx = rng.integers(len(graphs), size=args.batch)
+        x, (a1, a2), batch = mvgrl_pack([graphs[i] for i in idx], [views[i] for i in idx])
+        l1, g1 = enc1(x, a1, batch, len(idx))
+        l2, g2 = enc2(x, a2, batch, len(idx))
+        l1, l2, g1, g2 = node_head(l1), node_head(l2), graph_head(g1), graph_head(g2)
+        loss = local_global_jsd(l1, g2, batch) + local_global_jsd(l2, g1, batch)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    train_s = time.perf_counter() - t0
+    embs = []
+    with torch.no_grad():
+        for lo in range(0, len(graphs), 128):
+            gs = graphs[lo:lo + 128]
+            x, (a1, a2), batch = mvgrl_pack(gs, views[lo:lo + 128])
+            embs.append(graph_head(enc1(x, a1, batch, len(gs))[1]) + graph_head(enc2(x, a2, batch, len(gs))[1]))
+    return {"loss": float(loss), "train_s": train_s, "views_s": views_s,
+            "nnz_diffusion": int(sum(v[1][1].numel() for v in views)), "emb": list(torch.cat(embs).shape)}
+
+
+def printed_config(text):
+    """The scalar keys of `cmd/train -print-config` as a flat dict of dotted
+    paths (lists are skipped): enough for the settings used here."""
+    out, stack = {}, []
+    for line in text.splitlines():
+        m = re.match(r"^( *)([A-Za-z_]+):(?: (.*))?$", line)
+        if not m:
+            continue
+        depth = len(m.group(1)) // 2
+        stack = stack[:depth] + [m.group(2)]
+        if m.group(3) is not None:
+            out[".".join(stack)] = m.group(3).strip('"')
+    return out
 
 
 def timed(cmd, env=None):
@@ -131,6 +295,7 @@ def main():
     ap.add_argument("--tu", help=argparse.SUPPRESS)
     ap.add_argument("--steps", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--batch", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--cfg", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.torch_child:
         return torch_child(args)
@@ -142,8 +307,16 @@ def main():
     try:
         binary = os.path.join(work, "train")
         subprocess.run([args.go, "build", "-o", binary, "./cmd/train"], cwd=bv.REPO, check=True)
-        cfg = subprocess.run([binary, "-config", args.config, "-print-config"], capture_output=True, text=True, check=True).stdout
-        batch = int(re.search(r"(?m)^\s+batch_size: (\d+)", cfg).group(1))
+        pc = printed_config(subprocess.run([binary, "-config", args.config, "-print-config"],
+                                           capture_output=True, text=True, check=True).stdout)
+        method = pc.get("method", "graphcl")
+        if method not in ("graphcl", "mvgrl"):
+            bv.die("%s: method %s; this script runs graphcl and mvgrl" % (args.config, method))
+        batch = int(pc["train.batch_size"])
+        cfg = {"method": method, "features": pc.get("data.features", "auto"), "max_degree": int(pc.get("data.max_degree", 0)),
+               "lr": float(pc["train.lr"]), "hidden": int(pc.get("model.hidden", 32)), "layers": int(pc.get("model.layers", 3)),
+               "alpha": float(pc.get("model.diffusion.alpha", 0.2)), "eps": float(pc.get("model.diffusion.eps", 1e-4)),
+               "top_k": int(pc.get("model.diffusion.top_k", 0))}
         p = subprocess.run([binary, "-config", args.config, "-export-tu", os.path.join(work, "tu")],
                            capture_output=True, text=True)
         if p.returncode != 0:
@@ -152,13 +325,15 @@ def main():
 
         env = dict(os.environ, GOMAXPROCS=str(args.threads))
         go_rss, _, go_s = timed([binary, "-config", args.config, "-out", os.path.join(work, "go-run"),
+                                 "-set", "seeds=[0]", "-set", "samplers=[{kind: uniform}]",
                                  "-set", "eval.folds=2", "-set", "eval.inner_folds=2"], env)
         res = json.load(open(os.path.join(work, "go-run", "results.json")))
         # The Go run's step count (its epochs of ⌈N/B⌉ batches) for PyTorch.
         with open(os.path.join(work, "go-run", "metrics.jsonl")) as f:
             steps = max(json.loads(line).get("step", 0) for line in f if line.strip())
         pt_rss, out, pt_s = timed([sys.executable, os.path.abspath(__file__), "--torch-child", "--tu", tu,
-                                   "--steps", str(steps), "--batch", str(batch), "--threads", str(args.threads)])
+                                   "--steps", str(steps), "--batch", str(batch), "--threads", str(args.threads),
+                                   "--cfg", json.dumps(cfg)])
         pt = json.loads(out.strip().splitlines()[-1])
         base_rss, _, _ = timed([sys.executable, "-c", "import numpy, torch; torch.set_num_threads(%d); torch.zeros(1) + 1" % args.threads])
     finally:
@@ -167,19 +342,19 @@ def main():
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=bv.REPO, capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain"], cwd=bv.REPO, capture_output=True, text=True).stdout.strip()
     gov = subprocess.run([args.go, "version"], capture_output=True, text=True).stdout.strip()
-    info = {"started": started.isoformat(timespec="seconds"), "config": os.path.relpath(args.config, bv.REPO),
+    info = {"started": started.isoformat(timespec="seconds"), "config": os.path.relpath(args.config, bv.REPO), "method": method,
             "commit": commit + (" (uncommitted changes)" if dirty else ""), "go": gov,
             "torch": torch.__version__, "python": platform.python_version(), "threads": args.threads,
             "graphs": pt["graphs"], "nodes": pt["nodes"], "steps": steps, "batch": batch,
             "go_peak_rss": go_rss, "go_seconds": go_s, "go_run_max_rss": res.get("results", [{}])[0].get("max_rss"),
             "torch_peak_rss": pt_rss, "torch_import_rss": base_rss, "torch_seconds": pt_s, "torch_train_seconds": pt["train_s"],
-            "load_average_end": os.getloadavg()}
+            "load_average_end": os.getloadavg(), "torch_child": pt}
     gb = lambda b: "%.2f GB" % (b / 1e9)  # noqa: E731
-    md = ["# Peak memory of a GraphCL run, Go vs PyTorch (`make memory-vs-pytorch`)", "",
+    md = ["# Peak memory of a%s run, Go vs PyTorch (`make memory-vs-pytorch`)" % (" GraphCL" if method == "graphcl" else "n MVGRL"), "",
           "Started %s; config `%s` (%d graphs, %d nodes; %d steps of %d graphs); commit %s; %s; PyTorch %s; %d threads a side." % (
               info["started"], info["config"], info["graphs"], info["nodes"], steps, batch, info["commit"], gov, info["torch"], args.threads), "",
           "| side | peak RSS (/usr/bin/time %M) | wall time | what ran |", "|---|---|---|---|",
-          "| Go | **%s** | %.0f s | `cmd/train` on the config: training, then the SVM protocol with 2×2 folds |" % (gb(go_rss), go_s),
+          "| Go | **%s** | %.0f s | `cmd/train`, one run of the config (seed 0, Uniform): training, then the SVM protocol with 2×2 folds |" % (gb(go_rss), go_s),
           "| PyTorch | **%s** | %.0f s (training %.0f s) | the same steps, then the embeddings of every graph (no SVM) |" % (gb(pt_rss), pt_s, pt["train_s"]),
           "| (PyTorch's floor) | %s | | `import numpy, torch` and one tensor op |" % gb(base_rss), "",
           "Go / PyTorch peak: **%.2f**." % (go_rss / pt_rss), ""]
