@@ -3,34 +3,11 @@ package data
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/batchsampler-go/batchsampler/internal/testenv"
 )
-
-// sameGraphSet compares what ReadTU reads (not the features X).
-func sameGraphSet(t *testing.T, got, want *GraphSet) {
-	t.Helper()
-	if got.Name != want.Name || got.NumClasses != want.NumClasses || !reflect.DeepEqual(got.ClassValues, want.ClassValues) ||
-		got.NumNodeLabels != want.NumNodeLabels || got.NumEdgeLabels != want.NumEdgeLabels || got.AttrDim != want.AttrDim {
-		t.Fatalf("set header: got %s %d classes %v, %d/%d labels, attrs %d; want %s %d %v, %d/%d, %d",
-			got.Name, got.NumClasses, got.ClassValues, got.NumNodeLabels, got.NumEdgeLabels, got.AttrDim,
-			want.Name, want.NumClasses, want.ClassValues, want.NumNodeLabels, want.NumEdgeLabels, want.AttrDim)
-	}
-	if len(got.Graphs) != len(want.Graphs) {
-		t.Fatalf("%d graphs, want %d", len(got.Graphs), len(want.Graphs))
-	}
-	for i, w := range want.Graphs {
-		g := got.Graphs[i]
-		if g.NumNodes != w.NumNodes || g.Label != w.Label || g.AttrDim != w.AttrDim ||
-			!reflect.DeepEqual(g.Edges, w.Edges) || !reflect.DeepEqual(g.NodeLabels, w.NodeLabels) ||
-			!reflect.DeepEqual(g.EdgeLabels, w.EdgeLabels) || !reflect.DeepEqual(g.NodeAttrs, w.NodeAttrs) {
-			t.Fatalf("graph %d differs after the round trip:\n got %+v\nwant %+v", i, g, w)
-		}
-	}
-}
 
 // TestWriteTURoundTrip: ReadTU(WriteTU(s)) is s, for the TOY fixture (node
 // and edge labels, attributes, self-loops, class values −1/1), a generated
@@ -68,7 +45,7 @@ func TestWriteTURoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameGraphSet(t, back, s)
+			sameGraphs(t, back, s)
 		})
 	}
 }
