@@ -135,7 +135,11 @@ func dot64Rows(m, n, k, kb int, alpha float64, a []float64, lda int, b []float64
 	if m*n*k >= dot64ParallelMin {
 		workers = min(runtime.GOMAXPROCS(0), groups)
 	}
-	run := func(g0, g1 int, pad []float64) {
+	// Only the last group of rows can be short, so one padded block serves
+	// every worker.
+	s.pad = growF64(s.pad, 4*k)
+	pad := s.pad
+	run := func(g0, g1 int) {
 		var out [32]float64
 		for g := g0; g < g1; g++ {
 			i0 := 4 * g
@@ -196,19 +200,19 @@ func dot64Rows(m, n, k, kb int, alpha float64, a []float64, lda int, b []float64
 		}
 	}
 	if workers <= 1 {
-		s.pad = growF64(s.pad, 4*k)
-		run(0, groups, s.pad)
+		run(0, groups)
 		return
 	}
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := 1; w < workers; w++ {
 		g0, g1 := w*groups/workers, (w+1)*groups/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run(g0, g1, make([]float64, 4*k))
+			run(g0, g1)
 		}()
 	}
+	run(0, groups/workers) // the first share on the calling goroutine
 	wg.Wait()
 }
 
