@@ -122,28 +122,45 @@ def read_ints(path):
 
 
 def read_tu(root, how, name="NCI1"):
-    """Reads a TU dataset as the Go reader does: undirected edges stored once
-    with u <= v, duplicates removed, node labels shifted to 0..L-1 and
-    one-hot encoded (GraphCL's features for a labelled dataset)."""
+    """Reads a TU dataset with node labels from the data root (see parse_tu):
+    one-hot labels, GraphCL's features for a labelled dataset."""
     d = os.path.join(root, "tu", name)
+    for k in ("A", "graph_indicator", "graph_labels", "node_labels"):
+        need_file(os.path.join(d, "%s_%s.txt" % (name, k)), "%s's TU file %s_%s.txt" % (name, name, k), root, how)
+    return parse_tu(d, name)
+
+
+def parse_tu(d, name, features="auto", max_degree=0):
+    """Reads the TU dataset NAME in directory d as the Go reader does:
+    undirected edges stored once with u <= v, duplicates removed, node labels
+    shifted to 0..L-1. Features as the Go side's "auto" (one-hot node labels,
+    else a constant 1 per node) or "auto-degree" (one-hot labels, or one-hot
+    min(degree, max_degree) where there is at most one node label; a
+    self-loop counts once, as in Graph.Degrees). Returns (graphs, d_in)."""
     files = {k: os.path.join(d, "%s_%s.txt" % (name, k)) for k in
              ("A", "graph_indicator", "graph_labels", "node_labels")}
-    for k, p in files.items():
-        need_file(p, "%s's TU file %s_%s.txt" % (name, name, k), root, how)
+    for k in ("A", "graph_indicator", "graph_labels"):
+        if not os.path.isfile(files[k]):
+            die("%s not found: expected the TU file %s_%s.txt of %s in %s" % (files[k], name, k, name, d))
+    if features not in ("auto", "auto-degree"):
+        die("features %r: only auto and auto-degree are made here" % features)
     ind = read_ints(files["graph_indicator"]) - 1
     glab = read_ints(files["graph_labels"])
-    nlab = read_ints(files["node_labels"])
     a = read_ints(files["A"])
     if a.size % 2:
         die("%s: expected pairs 'u, v' (an odd count of integers)" % files["A"])
     a = a.reshape(-1, 2) - 1
     n_nodes, n_graphs = ind.size, glab.size
-    if nlab.size != n_nodes:
-        die("%s: %d lines, expected %d (one per line of %s)" % (files["node_labels"], nlab.size, n_nodes, files["graph_indicator"]))
+    nlab, n_labels = None, 1
+    if os.path.isfile(files["node_labels"]):
+        nlab = read_ints(files["node_labels"])
+        if nlab.size != n_nodes:
+            die("%s: %d lines, expected %d (one per line of %s)" % (files["node_labels"], nlab.size, n_nodes, files["graph_indicator"]))
+        nlab = nlab - nlab.min()
+        n_labels = int(nlab.max()) + 1
+    degree = features == "auto-degree" and n_labels <= 1
     if ind.min() != 0 or ind.max() != n_graphs - 1 or np.any(np.diff(ind) < 0):
         die("%s: expected sorted graph ids 1..%d" % (files["graph_indicator"], n_graphs))
-    nlab = nlab - nlab.min()
-    n_labels = int(nlab.max()) + 1
     start = np.searchsorted(ind, np.arange(n_graphs + 1))
     u, v = np.minimum(a[:, 0], a[:, 1]), np.maximum(a[:, 0], a[:, 1])
     key = np.unique(u * n_nodes + v)
@@ -155,11 +172,19 @@ def read_tu(root, how, name="NCI1"):
     graphs = []
     for g in range(n_graphs):
         lo, hi = start[g], start[g + 1]
+        n = hi - lo
         e = np.stack([u[estart[g]:estart[g + 1]] - lo, v[estart[g]:estart[g + 1]] - lo], 1)
-        x = np.zeros((hi - lo, n_labels), dtype=np.float32)
-        x[np.arange(hi - lo), nlab[lo:hi]] = 1
-        graphs.append(Graph(hi - lo, e, x))
-    return graphs, n_labels
+        if degree:
+            deg = np.bincount(e[:, 0], minlength=n) + np.bincount(e[e[:, 0] != e[:, 1], 1], minlength=n)
+            x = np.zeros((n, max_degree + 1), dtype=np.float32)
+            x[np.arange(n), np.minimum(deg, max_degree)] = 1
+        elif nlab is None:
+            x = np.ones((n, 1), dtype=np.float32)
+        else:
+            x = np.zeros((n, n_labels), dtype=np.float32)
+            x[np.arange(n), nlab[lo:hi]] = 1
+        graphs.append(Graph(n, e, x))
+    return graphs, (max_degree + 1 if degree else n_labels)
 
 
 class Graph:

@@ -51,60 +51,11 @@ import bench_vs_pytorch as bv  # noqa: E402  (numpy, torch, the GIN, views and l
 np, torch = bv.np, bv.torch
 
 
-def read_tu_dir(d, name, features="auto", max_degree=0):
-    """A TU dataset as the Go reader gives it (see bench_vs_pytorch.read_tu),
-    with the Go side's "auto" features (one-hot node labels, or a constant 1
-    per node) or "auto-degree" (one-hot node labels, or one-hot of
-    min(degree, max_degree) where the dataset has at most one node label)."""
-    f = lambda k: os.path.join(d, "%s_%s.txt" % (name, k))  # noqa: E731
-    for k in ("A", "graph_indicator", "graph_labels"):
-        if not os.path.isfile(f(k)):
-            bv.die("%s not found: expected a TU dataset written by `go run ./cmd/train -export-tu`" % f(k))
-    ind = bv.read_ints(f("graph_indicator")) - 1
-    n_nodes, n_graphs = ind.size, int(ind.max()) + 1
-    a = bv.read_ints(f("A"))
-    if a.size % 2:
-        bv.die("%s: expected pairs 'u, v'" % f("A"))
-    a = a.reshape(-1, 2) - 1
-    nlab, d_in = None, 1
-    if os.path.isfile(f("node_labels")):
-        nlab = bv.read_ints(f("node_labels"))
-        nlab = nlab - nlab.min()
-        d_in = int(nlab.max()) + 1
-    if features not in ("auto", "auto-degree"):
-        bv.die("data.features %r: this script makes only auto and auto-degree" % features)
-    degree = features == "auto-degree" and d_in <= 1
-    start = np.searchsorted(ind, np.arange(n_graphs + 1))
-    u, v = np.minimum(a[:, 0], a[:, 1]), np.maximum(a[:, 0], a[:, 1])
-    key = np.unique(u * n_nodes + v)
-    u, v = key // n_nodes, key % n_nodes
-    eg = ind[u]
-    estart = np.searchsorted(eg, np.arange(n_graphs + 1))
-    graphs = []
-    for g in range(n_graphs):
-        lo, hi = start[g], start[g + 1]
-        e = np.stack([u[estart[g]:estart[g + 1]] - lo, v[estart[g]:estart[g + 1]] - lo], 1)
-        if degree:
-            # Graph.Degrees: a self-loop counts once.
-            deg = np.bincount(e[:, 0], minlength=hi - lo) + np.bincount(e[e[:, 0] != e[:, 1], 1], minlength=hi - lo)
-            x = np.zeros((hi - lo, max_degree + 1), dtype=np.float32)
-            x[np.arange(hi - lo), np.minimum(deg, max_degree)] = 1
-        elif nlab is None:
-            x = np.ones((hi - lo, 1), dtype=np.float32)
-        else:
-            x = np.zeros((hi - lo, d_in), dtype=np.float32)
-            x[np.arange(hi - lo), nlab[lo:hi]] = 1
-        graphs.append(bv.Graph(hi - lo, e, x))
-    if degree:
-        d_in = max_degree + 1
-    return graphs, d_in
-
-
 def torch_child(args):
     """The PyTorch run (a child process, so that its peak is its own)."""
     torch.set_num_threads(args.threads)
     cfg = json.loads(args.cfg)
-    graphs, d_in = read_tu_dir(args.tu, os.path.basename(args.tu.rstrip("/")), cfg["features"], cfg["max_degree"])
+    graphs, d_in = bv.parse_tu(args.tu, os.path.basename(args.tu.rstrip("/")), cfg["features"], cfg["max_degree"])
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     run = mvgrl_run if cfg["method"] == "mvgrl" else graphcl_run
