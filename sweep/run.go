@@ -28,6 +28,9 @@ type RunOptions struct {
 	Log func(msg string)
 	// ObserverFor makes the observer of a cell's runs (nil: none).
 	ObserverFor func(table.Cell) train.Observer
+	// Parallel is the number of a cell's runs that go at once
+	// (train.Options.Parallel). Results do not depend on it.
+	Parallel int
 }
 
 // Run runs the plan's cells in opt.Dir, one after another (table.RunCells:
@@ -47,7 +50,7 @@ func Run(ctx context.Context, p *Plan, opt RunOptions) (*Result, error) {
 		return nil, err
 	}
 	cells := p.Cells()
-	sts, err := table.RunCells(ctx, cells, table.RunOptions{Dir: opt.Dir, Log: opt.Log, ObserverFor: opt.ObserverFor})
+	sts, err := table.RunCells(ctx, cells, table.RunOptions{Dir: opt.Dir, Log: opt.Log, ObserverFor: opt.ObserverFor, Parallel: opt.Parallel})
 	if err != nil {
 		sts = append(sts, table.ReadCells(cells[len(sts):], opt.Dir)...)
 	}

@@ -185,6 +185,10 @@ type RunOptions struct {
 	ObserverFor func(Cell) train.Observer
 	// Log reports each cell's start, skip or failure (nil: quiet).
 	Log func(msg string)
+	// Parallel is the number of a cell's runs that go at once
+	// (train.Options.Parallel; 0 or 1: one at a time). Results do not
+	// depend on it.
+	Parallel int
 }
 
 // ErrConfigChanged is returned (wrapped) for a cell whose directory holds
@@ -242,7 +246,7 @@ func runCell(ctx context.Context, c Cell, dir string, opt RunOptions, log func(s
 	if opt.ObserverFor != nil {
 		obs = opt.ObserverFor(c)
 	}
-	res, err := train.Run(ctx, c.Config, train.Options{OutDir: dir, Resume: resume, Observer: obs})
+	res, err := train.Run(ctx, c.Config, train.Options{OutDir: dir, Resume: resume, Observer: obs, Parallel: opt.Parallel})
 	return res, true, err
 }
 

@@ -28,6 +28,16 @@ type Options struct {
 	Resume bool
 	// Observer watches the runs (progress, log lines).
 	Observer Observer
+	// Parallel is the number of runs trained and evaluated at once (0 or 1:
+	// one after the other, in the config's order). Results do not depend on
+	// it: every run draws from its own seeded sources, and the run files
+	// (result.json, metrics.jsonl, checkpoints) are those of the runs made
+	// one at a time, apart from their timings and memory peaks, which then
+	// include the runs sharing the cores and the process (TrainSeconds and
+	// EvalSeconds are wall times; MaxRSS and HeapPeak are the process's).
+	// On 2 cores, 2 graph runs at once use the core a GIN step leaves idle.
+	// The Observer then follows one run at a time (see Run).
+	Parallel int
 }
 
 // Observer lets the caller watch a run (progress bar, log lines) without
@@ -122,6 +132,13 @@ type RunResult struct {
 
 // Run trains every (sampler, seed) pair of cfg, evaluates each, and writes
 // the run directory. Finished runs found in OutDir are not trained again.
+//
+// With opt.Parallel > 1 that many runs go at once. The first run to fail
+// stops the others (each saves a checkpoint, as on an interruption) and
+// its error is returned. The Observer's calls then come one at a time;
+// Log comes from every run, while RunStart, Step, Eval and RunEnd follow
+// one run, the earliest started of those still going, and pass to the
+// next when it ends (with a RunStart at that run's current step).
 func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -192,15 +209,17 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 		return nil, err
 	}
 
-	var results []RunResult
-	prog := &progress{runs: len(specs), start: time.Now()}
-	for i, sp := range specs {
-		prog.index = i + 1
-		rr, err := runOne(ctx, &cfg, ds, sp, dir, opt.Observer, prog)
-		if err != nil {
+	results, err := runAll(ctx, &cfg, ds, specs, dir, opt)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Parallel > 1 {
+		// The runs' lines went to DIR/metrics.jsonl as they came; write
+		// them again in the config's order, as a run made one at a time
+		// leaves them.
+		if err := concatFiles(filepath.Join(dir, "metrics.jsonl"), runMetrics); err != nil {
 			return nil, err
 		}
-		results = append(results, *rr)
 	}
 	res := summarize(&cfg, ds, results)
 	res.Provenance = &prov
@@ -295,31 +314,15 @@ func optimParams(ps []*model.Param) []optim.Param {
 	return out
 }
 
-// runOne trains and evaluates one run, or loads its result if it finished.
-// progress is where an experiment stands: run index of runs, since start.
-type progress struct {
-	index, runs int
-	start       time.Time
-}
-
-// eta returns the time so far and an estimate of the time left after step
-// of total steps of the current run (every run of an experiment has the
-// same number of steps).
-func (p *progress) eta(step, total int) (soFar, left time.Duration) {
-	soFar = time.Since(p.start)
-	done := float64((p.index-1)*total+step) / float64(p.runs*total)
-	if !(done > 0) { // also no steps at all (train.epochs: 0): 0/0
-		return soFar, 0
-	}
-	return soFar, time.Duration(float64(soFar) * (1 - done) / done)
-}
-
-func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string, obs Observer, prog *progress) (*RunResult, error) {
+// runOne trains and evaluates run index (0-based) of the experiment, or
+// loads its result if it finished; prog is where the experiment stands.
+func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, index int, dir string, obs Observer, prog *progress) (*RunResult, error) {
 	rdir := filepath.Join(dir, "runs", sp.ID())
 	resPath := filepath.Join(rdir, "result.json")
 	var done RunResult
 	if err := readJSON(resPath, &done); err == nil {
 		obs.logf("%s: finished earlier, %s %.2f", sp.ID(), done.Metric, done.Value)
+		prog.finished(index)
 		return &done, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -331,7 +334,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string
 	if err != nil {
 		return nil, err
 	}
-	r.prog = prog
+	r.prog, r.runIndex = prog, index
 	r.mem = newMemTracker()
 	mw, err := openMetrics(filepath.Join(rdir, "metrics.jsonl"), filepath.Join(dir, "metrics.jsonl"))
 	if err != nil {
@@ -397,6 +400,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir string
 		spread = fmt.Sprintf(" ± %.2f over folds", sc.Std)
 	}
 	obs.logf("%s: %s %.2f%s (train %.1fs, eval %.1fs)", sp.ID(), sc.Metric, sc.Value, spread, r.trainSeconds, evalSec)
+	prog.finished(index)
 	if obs.RunEnd != nil {
 		obs.RunEnd(sp.ID())
 	}

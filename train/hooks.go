@@ -128,8 +128,8 @@ func hookObserver(r *run) error {
 	if r.obs.Step != nil {
 		si := StepInfo{Run: r.spec.ID(), Step: r.step, TotalSteps: r.total, Epoch: r.epoch(), Loss: r.res.Loss, Elapsed: time.Duration(r.elapsed() * float64(time.Second))}
 		if r.prog != nil {
-			si.RunIndex, si.Runs = r.prog.index, r.prog.runs
-			si.SoFar, si.Left = r.prog.eta(r.step, r.total)
+			si.RunIndex, si.Runs = r.runIndex+1, r.prog.runs
+			si.SoFar, si.Left = r.prog.eta(r.runIndex, r.step, r.total)
 		}
 		r.obs.Step(si)
 	}

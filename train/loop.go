@@ -108,6 +108,7 @@ type run struct {
 	statefulHooks map[string]Stateful
 	sel           *selectHook // model selection (eval.select_every), or nil
 	prog          *progress   // where the experiment stands, or nil
+	runIndex      int         // the run's place in the experiment (0-based), with prog
 	mem           *memTracker // the heap's high-water mark, or nil
 
 	step, total, bpe int

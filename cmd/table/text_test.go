@@ -60,6 +60,7 @@ func TestTextFlagErrors(t *testing.T) {
 		{[]string{"-modality", "text", "-root", t.TempDir(), "-plan"}, "text/gutenberg_sentences.txt (data.text.corpus[0]): not found"},
 		{[]string{"-modality", "text", "-root", root, "-set", "train.bogus=1", "-plan"}, "bogus"},
 		{[]string{"-modality", "text", "extra"}, "expected flags only"},
+		{[]string{"-parallel", "-1", "-plan"}, "-parallel -1: want at least 1"},
 	} {
 		if err := run(tt.args); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: %v, want %q", tt.args, err, tt.want)

@@ -95,6 +95,7 @@ func run(args []string) (err error) {
 	exportTU := fs.String("export-tu", "", "write the config's graph dataset (as a run loads it: tu, gin or synthetic) in the TU format to `DIR`/NAME/ and exit")
 	rerun := fs.Bool("rerun", false, "sweep: run again the cells whose directory holds another config (moved aside)")
 	assemble := fs.Bool("assemble", false, "sweep: run nothing; write sweep.md and sweep.json from the cells finished so far")
+	parallel := fs.Int("parallel", 1, "train and evaluate `N` runs at once (results do not depend on it; on 2 cores, 2 uses the core a GIN step leaves idle; memory grows with it)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable; value in YAML syntax)")
 	if err := fs.Parse(args); err != nil {
@@ -122,6 +123,9 @@ func run(args []string) (err error) {
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q: expected flags only", fs.Args())
+	}
+	if *parallel < 1 {
+		return fmt.Errorf("-parallel %d: want at least 1 (runs at once)", *parallel)
 	}
 	if *root != "" {
 		sets = append(setFlags{"data.root=" + *root}, sets...)
@@ -168,7 +172,7 @@ func run(args []string) (err error) {
 		cfg train.Config
 		dir = *out
 	)
-	sw := sweepFlags{plan: *planOnly, rerun: *rerun, assemble: *assemble}
+	sw := sweepFlags{plan: *planOnly, rerun: *rerun, assemble: *assemble, parallel: *parallel}
 	switch {
 	case *resume != "":
 		if *cfgPath != "" || len(sets) > 0 {
@@ -224,7 +228,7 @@ func run(args []string) (err error) {
 	defer stop()
 	hooks := progress.Observer(term.IsTerminal(int(os.Stderr.Fd())), "")
 	fmt.Fprintf(os.Stderr, "run directory: %s\n", dir)
-	res, err := train.Run(ctx, cfg, train.Options{OutDir: dir, Resume: *resume != "", Observer: hooks})
+	res, err := train.Run(ctx, cfg, train.Options{OutDir: dir, Resume: *resume != "", Observer: hooks, Parallel: *parallel})
 	if errors.Is(err, train.ErrInterrupted) {
 		return fmt.Errorf("%w: continue with: go run ./cmd/train -resume %s", err, dir)
 	}
@@ -325,7 +329,10 @@ func writeProfile(path string, write func(w io.Writer, debug int) error) error {
 }
 
 // sweepFlags are the flags that apply to a sweep only.
-type sweepFlags struct{ plan, rerun, assemble bool }
+type sweepFlags struct {
+	plan, rerun, assemble bool
+	parallel              int
+}
 
 // isSweepDir reports whether dir is a sweep's directory (sweep.yaml, and
 // no config.yaml of a run).
@@ -364,7 +371,7 @@ func runSweep(path string, sets []string, dir string, f sweepFlags) error {
 	defer stop()
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
 	fmt.Fprintf(os.Stderr, "sweep directory: %s (%d cells, %d runs)\n", dir, len(plan.Cells()), plan.Runs())
-	r, err := sweep.Run(ctx, plan, sweep.RunOptions{Dir: dir, Rerun: f.rerun,
+	r, err := sweep.Run(ctx, plan, sweep.RunOptions{Dir: dir, Rerun: f.rerun, Parallel: f.parallel,
 		Log:         func(msg string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), msg) },
 		ObserverFor: func(c table.Cell) train.Observer { return progress.Observer(tty, c.Block+" ") },
 	})

@@ -63,6 +63,7 @@ func TestCLIErrors(t *testing.T) {
 			writeFile(t, p, strings.Join(lines[:4], ""))
 		}, want: []string{"TOY_", "line"}},
 		{name: "resume with config", args: []string{"-resume", dir, "-config", "x.yaml"}, want: []string{"-resume"}},
+		{name: "no runs at once", config: good, args: []string{"-parallel", "0"}, want: []string{"-parallel 0", "at least 1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
