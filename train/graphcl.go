@@ -1,8 +1,10 @@
 package train
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 
 	G "gorgonia.org/gorgonia"
 
@@ -84,8 +86,10 @@ type graphCL struct {
 	gin *model.GIN
 	aug augment.GraphAugmenter
 	all *model.GraphBatch // the whole dataset packed once, for Embed
-	// arena lends the step graphs' op outputs (see newStepGraph).
-	arena *ops.Arena
+	// arena lends the step graphs' op outputs (see newStepGraph); arenas
+	// those of the two views' graphs of stepAcross.
+	arena  *ops.Arena
+	arenas [2]*ops.Arena
 }
 
 func (g *graphCL) Params() []*model.Param { return g.gin.Params() }
@@ -104,6 +108,9 @@ func (g *graphCL) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 	b2, err := model.PackGraphs(v2)
 	if err != nil {
 		return StepResult{}, err
+	}
+	if viewsAtOnce {
+		return g.stepAcross([2]*model.GraphBatch{b1, b2})
 	}
 	eg, release, err := newStepGraph(&g.arena)
 	if err != nil {
@@ -128,6 +135,120 @@ func (g *graphCL) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 		}
 		return grads, bound.CommitStats()
 	})
+}
+
+// viewsAtOnce is false only in tests that compare stepAcross with the step
+// on one graph.
+var viewsAtOnce = true
+
+// machineMu is held while a tape machine of stepAcross is made: Gorgonia's
+// NewTapeMachine sets the engine of every node's value, and both views'
+// graphs hold the model's parameter tensors.
+var machineMu sync.Mutex
+
+// stepAcross is Step with each view on its own expression graph and tape
+// machine, the two running at once (view 1 on the calling goroutine, view
+// 2 on another) and meeting at the loss (loss.Across). On one graph the
+// tape runs the views' ops one after the other, each op split over the
+// cores; most of a GIN step's ops are too small to keep two cores busy, so
+// two views at once do more in the same time. The results are those of
+// the step on one graph, bit for bit (TestStepAcrossMatchesOneGraph): the
+// same ops compute each view, the loss and its gradients are computed by
+// the same kernel, the gradient of a parameter is the sum of the two
+// views' parts as the one graph sums them, and BatchNorm's running
+// statistics take view 1's batch statistics and then view 2's.
+func (g *graphCL) stepAcross(views [2]*model.GraphBatch) (StepResult, error) {
+	across, err := loss.NewAcross(g.cfg.Loss)
+	if err != nil {
+		return StepResult{}, fmt.Errorf("loss: %w", err)
+	}
+	type side struct {
+		bound   *model.Bound
+		proj, l *G.Node
+		vm      G.VM
+		release func()
+	}
+	var sides [2]side
+	defer func() {
+		for _, s := range sides {
+			gop.CloseMachine(s.vm)
+			if s.release != nil {
+				s.release()
+			}
+		}
+	}()
+	run := func(v int) (err error) {
+		s := &sides[v]
+		defer func() {
+			if err != nil {
+				across.Abort(err) // the other view may be waiting at the loss
+			}
+		}()
+		eg, release, err := newStepGraph(&g.arenas[v])
+		if err != nil {
+			return err
+		}
+		s.release = release
+		s.bound = g.gin.Bind(eg)
+		emb, err := s.bound.Encode(views[v], true)
+		if err != nil {
+			return fmt.Errorf("encode view %d: %w", v+1, err)
+		}
+		if s.proj, err = s.bound.Project(emb); err != nil {
+			return fmt.Errorf("project view %d: %w", v+1, err)
+		}
+		if s.l, err = across.Side(v, s.proj); err != nil {
+			return fmt.Errorf("loss: %w", err)
+		}
+		if _, err := G.Grad(s.l, s.bound.Learnables()...); err != nil {
+			return fmt.Errorf("gradient of view %d: %w", v+1, err)
+		}
+		machineMu.Lock() // see machineMu
+		s.vm = G.NewTapeMachine(eg)
+		machineMu.Unlock()
+		if err := s.vm.RunAll(); err != nil {
+			return fmt.Errorf("run step, view %d: %w", v+1, err)
+		}
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- run(1) }()
+	err0 := run(0)
+	err1 := <-done
+	// The error of the view that failed first, not the other's report of it.
+	if err := cmp.Or(across.Cause(), err0, err1); err != nil {
+		return StepResult{}, err
+	}
+	gs, err := sides[0].bound.Grads()
+	if err != nil {
+		return StepResult{}, err
+	}
+	gs2, err := sides[1].bound.Grads()
+	if err != nil {
+		return StepResult{}, err
+	}
+	for i, a := range gs {
+		switch {
+		case a == nil:
+			gs[i] = gs2[i]
+		case gs2[i] != nil:
+			for k, b := range gs2[i] {
+				a[k] += b
+			}
+		}
+	}
+	for _, s := range sides {
+		if err := s.bound.CommitStats(); err != nil {
+			return StepResult{}, err
+		}
+	}
+	lv, err := scalarOf(sides[0].l.Value())
+	if err != nil {
+		return StepResult{}, err
+	}
+	p := sides[0].proj.Value().Data().([]float32)
+	p2 := sides[1].proj.Value().Data().([]float32)
+	return StepResult{Loss: lv, Grads: gs, Proj: append([]float32(nil), p...), ProjDim: sides[0].proj.Shape()[1], Proj2: append([]float32(nil), p2...)}, nil
 }
 
 // contrastiveStep adds the loss of the two views' projections to eg, runs
