@@ -936,6 +936,12 @@ def main():
         if p.returncode != 0:
             die("go test -c ./train failed:\n" + p.stdout + p.stderr)
         info = machine_info(a.threads, a.go)
+        if info["blas"].endswith("/blas/libblas.so.3"):
+            # Debian's reference BLAS: PyTorch's matrix products (the GIN's)
+            # run several times slower than with OpenBLAS.
+            print("warning: PyTorch uses the reference BLAS (%s), which makes its GIN step several times "
+                  "slower; install an optimised one first (apt-get install libopenblas0-pthread)" % info["blas"],
+                  file=sys.stderr, flush=True)
         started = datetime.datetime.now()
         load0 = os.getloadavg()
         print("load average at start: %.2f %.2f %.2f" % load0, flush=True)
