@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	G "gorgonia.org/gorgonia"
 
@@ -141,19 +140,10 @@ func (c *viewCache) get(set *data.GraphSet, opt data.DiffusionOptions) (adj, dif
 func perGraph(graphs []*data.Graph, f func(*data.Graph) (data.SparseMatrix, error)) ([]data.SparseMatrix, error) {
 	out := make([]data.SparseMatrix, len(graphs))
 	errs := make([]error, len(graphs))
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(graphs)))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(graphs); i = int(next.Add(1) - 1) {
-				out[i], errs[i] = f(graphs[i])
-			}
-		}()
-	}
-	wg.Wait()
+	eachIndex(len(graphs), runtime.GOMAXPROCS(0), func(i int) bool {
+		out[i], errs[i] = f(graphs[i])
+		return true
+	})
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("graph %d: %w", i, err)

@@ -33,28 +33,19 @@ func runAll(ctx context.Context, cfg *Config, ds Dataset, specs []RunSpec, dir s
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(specs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range par {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(specs) || rctx.Err() != nil {
-					return
-				}
-				rr, err := runOne(rctx, cfg, ds, specs[i], i, dir, obs, prog)
-				if err != nil {
-					errs[i] = err
-					cancel()
-					return
-				}
-				results[i] = *rr
-			}
-		}()
-	}
-	wg.Wait()
+	eachIndex(len(specs), par, func(i int) bool {
+		if rctx.Err() != nil {
+			return false
+		}
+		rr, err := runOne(rctx, cfg, ds, specs[i], i, dir, obs, prog)
+		if err != nil {
+			errs[i] = err
+			cancel()
+			return false
+		}
+		results[i] = *rr
+		return true
+	})
 	var first error
 	for _, err := range errs {
 		if err == nil {
@@ -74,6 +65,34 @@ func runAll(ctx context.Context, cfg *Config, ds Dataset, specs []RunSpec, dir s
 		return nil, &interruptError{msg: "interrupted before every run started", cause: err}
 	}
 	return results, nil
+}
+
+// eachIndex calls f(i) for every i in [0, n) on workers goroutines (at
+// most n), each taking the next index not yet taken, until f returns
+// false: no index is taken after that.
+func eachIndex(n, workers int, f func(i int) bool) {
+	var (
+		next atomic.Int64
+		stop atomic.Bool
+		wg   sync.WaitGroup
+	)
+	for range max(1, min(workers, n)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if !f(i) {
+					stop.Store(true)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // progress is where an experiment stands, for the estimate of the time

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -273,4 +274,27 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return ""
+}
+
+func TestEachIndex(t *testing.T) {
+	for _, tc := range []struct{ n, workers int }{{0, 2}, {1, 4}, {1000, 3}, {7, 0}} {
+		var mu sync.Mutex
+		seen := make([]int, tc.n)
+		eachIndex(tc.n, tc.workers, func(i int) bool {
+			mu.Lock()
+			seen[i]++
+			mu.Unlock()
+			return true
+		})
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("n %d, workers %d: index %d called %d times", tc.n, tc.workers, i, c)
+			}
+		}
+	}
+	var got []int
+	eachIndex(100, 1, func(i int) bool { got = append(got, i); return i < 10 })
+	if !slices.Equal(got, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) {
+		t.Errorf("one worker stopping at 10 took %v", got)
+	}
 }
