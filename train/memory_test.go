@@ -209,12 +209,13 @@ func TestStepAllocationsDoNotGrow(t *testing.T) {
 func TestStepArenaReuse(t *testing.T) {
 	defer ops.PoisonArenas(ops.PoisonArenas(true))
 	for _, tc := range []struct {
-		name  string
-		sets  []string
-		arena func(Method) **ops.Arena
+		name   string
+		sets   []string
+		arenas func(Method) []**ops.Arena
 	}{
-		{"graphcl", nil, func(m Method) **ops.Arena { return &m.(*graphCL).arena }},
-		{"mvgrl", tinyMVGRL, func(m Method) **ops.Arena { return &m.(*mvgrlMethod).arena }},
+		// GraphCL's step has one arena per view's graph (stepAcross).
+		{"graphcl", nil, func(m Method) []**ops.Arena { g := m.(*graphCL); return []**ops.Arena{&g.arenas[0], &g.arenas[1]} }},
+		{"mvgrl", tinyMVGRL, func(m Method) []**ops.Arena { return []**ops.Arena{&m.(*mvgrlMethod).arena} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := mustParse(t, tinySynthetic, tc.sets...)
@@ -246,7 +247,9 @@ func TestStepArenaReuse(t *testing.T) {
 						idx[i] = rng.IntN(ds.NumInstances())
 					}
 					if arena == "fresh" {
-						*tc.arena(m) = nil
+						for _, a := range tc.arenas(m) {
+							*a = nil
+						}
 					}
 					if s == warm {
 						metrics.Read(samples)
@@ -262,7 +265,9 @@ func TestStepArenaReuse(t *testing.T) {
 					}
 					out = append(out, step{res.Loss, gs})
 					if s >= warm && arena != "none" {
-						arenaBytes += 4 * float64((*tc.arena(m)).Size()) / (steps - warm)
+						for _, a := range tc.arenas(m) {
+							arenaBytes += 4 * float64((*a).Size()) / (steps - warm)
+						}
 					}
 				}
 				metrics.Read(samples)
