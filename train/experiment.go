@@ -31,10 +31,11 @@ type Options struct {
 	// Parallel is the number of runs trained and evaluated at once (0 or 1:
 	// one after the other, in the config's order). Results do not depend on
 	// it: every run draws from its own seeded sources, and the run files
-	// (result.json, metrics.jsonl, checkpoints) are those of the runs made
-	// one at a time, apart from their timings and memory peaks, which then
-	// include the runs sharing the cores and the process (TrainSeconds and
-	// EvalSeconds are wall times; MaxRSS and HeapPeak are the process's).
+	// (result.json, the runs' and the directory's metrics.jsonl) are those
+	// of the runs made one at a time, apart from their timings and memory
+	// peaks, which then include the runs sharing the cores and the process
+	// (TrainSeconds and EvalSeconds are wall times; MaxRSS and HeapPeak are
+	// the process's).
 	// On 2 cores, 2 graph runs at once use the core a GIN step leaves idle.
 	// The Observer then follows one run at a time (see Run).
 	Parallel int
