@@ -242,13 +242,20 @@ func (g *graphCL) stepAcross(views [2]*model.GraphBatch) (StepResult, error) {
 			return StepResult{}, err
 		}
 	}
-	lv, err := scalarOf(sides[0].l.Value())
+	return viewsResult(sides[0].l, [2]*G.Node{sides[0].proj, sides[1].proj}, gs)
+}
+
+// viewsResult is the StepResult of a two-view step after its machines ran:
+// the loss node's value, the gradients gs and copies of both views'
+// projections.
+func viewsResult(l *G.Node, proj [2]*G.Node, gs [][]float32) (StepResult, error) {
+	lv, err := scalarOf(l.Value())
 	if err != nil {
 		return StepResult{}, err
 	}
-	p := sides[0].proj.Value().Data().([]float32)
-	p2 := sides[1].proj.Value().Data().([]float32)
-	return StepResult{Loss: lv, Grads: gs, Proj: append([]float32(nil), p...), ProjDim: sides[0].proj.Shape()[1], Proj2: append([]float32(nil), p2...)}, nil
+	p := proj[0].Value().Data().([]float32)
+	p2 := proj[1].Value().Data().([]float32)
+	return StepResult{Loss: lv, Grads: gs, Proj: append([]float32(nil), p...), ProjDim: proj[0].Shape()[1], Proj2: append([]float32(nil), p2...)}, nil
 }
 
 // contrastiveStep adds the loss of the two views' projections to eg, runs
@@ -271,13 +278,7 @@ func contrastiveStep(eg *G.ExprGraph, lc loss.Config, proj [2]*G.Node, learnable
 	if err != nil {
 		return StepResult{}, err
 	}
-	lv, err := scalarOf(l.Value())
-	if err != nil {
-		return StepResult{}, err
-	}
-	p := proj[0].Value().Data().([]float32)
-	p2 := proj[1].Value().Data().([]float32)
-	return StepResult{Loss: lv, Grads: gs, Proj: append([]float32(nil), p...), ProjDim: proj[0].Shape()[1], Proj2: append([]float32(nil), p2...)}, nil
+	return viewsResult(l, proj, gs)
 }
 
 // stepArenas is false only in tests that compare steps with and without
