@@ -399,15 +399,21 @@ func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs
 	}
 	// Kernel values between the evaluation rows and every training row, in
 	// float64 as LIBSVM's prediction computes them, shared by all C when they
-	// fit in the cache budget.
+	// fit in the cache budget. They are kept training-major (the values of
+	// training row o for every evaluation row together) so that decisionsT
+	// scores all evaluation rows reading them row by row.
 	ng := -gamma
-	var testK []float64
-	if len(cs) > 1 && int64(len(test))*int64(len(train))*8 <= p.cacheBytes {
-		testK = make([]float64, len(test)*len(train))
+	var testKT []float64
+	stride := len(test)
+	if len(cs) > 1 && int64(stride)*int64(len(train))*8 <= p.cacheBytes {
+		testKT = make([]float64, stride*len(train))
+		row := make([]float64, len(train))
 		for q, t := range test {
-			row := testK[q*len(train) : (q+1)*len(train)]
 			src.rowInto(t, train, row)
 			expScaledInto(row, row, ng)
+			for o, v := range row {
+				testKT[o*stride+q] = v
+			}
 		}
 	}
 	acc = make([]float64, len(cs))
@@ -421,25 +427,29 @@ func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs
 		if !m.converged {
 			notConverged++
 		}
-		svRows := make([]int, len(m.svIdx))
-		for k, o := range m.svIdx {
-			svRows[k] = train[o]
-		}
-		kv := make([]float64, len(svRows))
-		dec := make([]float64, len(m.rho))
 		correct := 0
-		for q, t := range test {
-			if testK != nil {
-				row := testK[q*len(train) : (q+1)*len(train)]
-				for k, o := range m.svIdx {
-					kv[k] = row[o]
+		if testKT != nil {
+			dec := make([]float64, len(m.rho)*len(test))
+			win := make([]int, len(test))
+			m.decisionsT(testKT, stride, len(test), dec, win)
+			for b, t := range test {
+				if m.labels[win[b]] == y[t] {
+					correct++
 				}
-			} else {
+			}
+		} else {
+			svRows := make([]int, len(m.svIdx))
+			for k, o := range m.svIdx {
+				svRows[k] = train[o]
+			}
+			kv := make([]float64, len(svRows))
+			dec := make([]float64, len(m.rho))
+			for _, t := range test {
 				src.rowInto(t, svRows, kv)
 				expScaledInto(kv, kv, ng)
-			}
-			if m.labels[m.decision(kv, dec)] == y[t] {
-				correct++
+				if m.labels[m.decision(kv, dec)] == y[t] {
+					correct++
+				}
 			}
 		}
 		// accuracy_score: mean of a boolean array, count/n exactly.

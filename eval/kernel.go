@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math"
 	"runtime"
 	"sync"
 )
@@ -53,6 +54,19 @@ func newDenseDist(x []float64, n, d, workers int) *denseDist {
 	if workers < 1 {
 		workers = 1
 	}
+	// xT holds the rows in blocks of eight, transposed (xT[b·8d + t·8 + r]
+	// is dimension t of row 8b+r), so that the dot products of one row with
+	// eight others run as eight independent sequential sums.
+	blocks := n / 8
+	xT := make([]float64, blocks*8*d)
+	for b := range blocks {
+		for r := range 8 {
+			row := x[(8*b+r)*d : (8*b+r+1)*d]
+			for t, v := range row {
+				xT[b*8*d+t*8+r] = v
+			}
+		}
+	}
 	// Rows are handed out in an interleaved order so that the triangular
 	// workload is balanced.
 	var wg sync.WaitGroup
@@ -65,11 +79,21 @@ func newDenseDist(x []float64, n, d, workers int) *denseDist {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var dots [8]float64
 			for i := range next {
 				ri := x[i*d : (i+1)*d]
 				ni := ld.norm[i]
 				row := dd.m[i*n : (i+1)*n]
-				for j := 0; j <= i; j++ {
+				j := 0
+				for ; j+8 <= i+1; j += 8 {
+					dot64x8(ri, xT[j*d:(j+8)*d], &dots)
+					for r, dot := range dots {
+						v := (ni + ld.norm[j+r]) - 2*dot
+						row[j+r] = v
+						dd.m[(j+r)*n+i] = v
+					}
+				}
+				for ; j <= i; j++ {
 					v := (ni + ld.norm[j]) - 2*dot64(ri, x[j*d:(j+1)*d])
 					row[j] = v
 					dd.m[j*n+i] = v
@@ -85,6 +109,37 @@ func (dd *denseDist) rowInto(a int, idx []int, dst []float64) {
 	row := dd.m[a*dd.n : (a+1)*dd.n]
 	for k, b := range idx {
 		dst[k] = row[b]
+	}
+}
+
+// dot64x8 sets dots[r] = dot64(a, row r) for eight rows given transposed
+// in blk (blk[t·8 + r] is dimension t of row r): eight sequential sums in
+// independent chains, each with dot64's order and bits.
+func dot64x8(a, blk []float64, dots *[8]float64) {
+	blk = blk[:len(a)*8]
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	for t, v := range a {
+		c := (*[8]float64)(blk[t*8 : t*8+8])
+		s0 += v * c[0]
+		s1 += v * c[1]
+		s2 += v * c[2]
+		s3 += v * c[3]
+		s4 += v * c[4]
+		s5 += v * c[5]
+		s6 += v * c[6]
+		s7 += v * c[7]
+	}
+	*dots = [8]float64{s0, s1, s2, s3, s4, s5, s6, s7}
+}
+
+// kernelRowDense sets dst[k] = float32(exp(scale·drow[idx[k]])) for every
+// k < len(idx), as denseDist.rowInto, expScaledInto and the conversion to
+// float32 give it, in one pass (on the vector kernel when the CPU has one).
+// Every idx[k] must be a valid index of drow.
+func kernelRowDense(dst []float32, drow []float64, idx []int, scale float64) {
+	dst = dst[:len(idx)]
+	for k := kernelRowVec(dst, drow, idx, scale); k < len(idx); k++ {
+		dst[k] = float32(math.Exp(scale * drow[idx[k]]))
 	}
 }
 
@@ -189,10 +244,14 @@ func (c *kernelCache) row(o int) []float32 {
 	} else {
 		buf = make([]float32, len(c.idx))
 	}
-	c.src.rowInto(c.idx[o], c.idx, c.tmp)
-	expScaledInto(c.tmp, c.tmp, -c.gamma)
-	for k, v := range c.tmp {
-		buf[k] = float32(v)
+	if dd, ok := c.src.(*denseDist); ok {
+		kernelRowDense(buf, dd.m[c.idx[o]*dd.n:(c.idx[o]+1)*dd.n], c.idx, -c.gamma)
+	} else {
+		c.src.rowInto(c.idx[o], c.idx, c.tmp)
+		expScaledInto(c.tmp, c.tmp, -c.gamma)
+		for k, v := range c.tmp {
+			buf[k] = float32(v)
+		}
 	}
 	c.rows[o] = buf
 	c.nRows++

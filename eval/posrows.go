@@ -125,9 +125,7 @@ func (p *posRows) row(o int32, p2l []int32) []float32 {
 		replaySwaps(dst, p.swaps)
 		p.n[o] = int32(p.l)
 	} else {
-		for k, c := range p2l {
-			dst[k] = K[c]
-		}
+		gatherF32(dst[:n], K, p2l)
 		p.n[o] = int32(n)
 	}
 	p.logAt[o] = int32(len(p.swaps))

@@ -45,14 +45,7 @@ func wss2Go(yG []float64, fl []uint8, Ki []float32, Gmax, gmax2, objMin float64,
 		}
 		gradDiff := Gmax + g
 		if gradDiff > 0 {
-			quad := 2 - 2*float64(Ki[j])
-			var objDiff float64
-			if quad > 0 {
-				objDiff = -(gradDiff * gradDiff) / quad
-			} else {
-				objDiff = -(gradDiff * gradDiff) / smoTau
-			}
-			if objDiff <= objMin {
+			if objDiff := wss2Obj(gradDiff, Ki[j]); objDiff <= objMin {
 				minIdx = j + off
 				objMin = objDiff
 			}
@@ -82,23 +75,15 @@ func wss2(yG []float64, fl []uint8, Ki []float32, Gmax float64) (gmax2, objMin f
 	return wss2Go(yG[done:], fl[done:], Ki[done:], Gmax, gmax2, objMin, minIdx, done)
 }
 
-// lastArgmax reduces per-lane (value, index) pairs, each the last index
-// attaining its lane's extremum under the scalar loop's ties, to the pair
-// the scalar loop over all lanes finds: the extremum, and the largest index
-// attaining it (lanes with index −1 saw no candidate). better(a, b) reports
-// that a is strictly better than b.
-func lastArgmax(vals *[16]float64, idx *[16]int64, init float64, better func(a, b float64) bool) (float64, int) {
-	best, bi := init, -1
-	for l := range vals {
-		if idx[l] < 0 {
-			continue
-		}
-		v := vals[l]
-		if bi < 0 || better(v, best) || (v == best && int(idx[l]) > bi) {
-			best, bi = v, int(idx[l])
-		}
+// wss2Obj is WSS2's objective −(Gmax + yG_j)²/(2 − 2K_ij) of a candidate j
+// (gradDiff = Gmax + yG_j > 0), with LIBSVM's τ for a non-positive
+// denominator.
+func wss2Obj(gradDiff float64, kij float32) float64 {
+	quad := 2 - 2*float64(kij)
+	if quad > 0 {
+		return -(gradDiff * gradDiff) / quad
 	}
-	return best, bi
+	return -(gradDiff * gradDiff) / smoTau
 }
 
 // Bounds of the arguments the vector exp handles itself (math/exp_amd64.s:
@@ -118,5 +103,46 @@ func expScaledInto(dst, src []float64, scale float64) {
 	}
 	for k := done; k < len(src); k++ {
 		dst[k] = math.Exp(scale * src[k])
+	}
+}
+
+// gatherF32 sets dst[k] = src[idx[k]] for every k < len(idx). The indices
+// are not bounds-checked by the vector loop: the caller guarantees
+// 0 ≤ idx[k] < len(src) (a solver's position → cache column map over a
+// cache row).
+func gatherF32(dst, src []float32, idx []int32) {
+	dst = dst[:len(idx)]
+	done := 0
+	if haveSMOKernels {
+		done = gatherVec(dst, src, idx)
+	}
+	for k := done; k < len(idx); k++ {
+		dst[k] = src[idx[k]]
+	}
+}
+
+// addScaledGather adds c·src[idx[k]] to dst[k] for every k < len(idx) (a
+// multiply, then an add, as written), with gatherF32's precondition on idx.
+func addScaledGather(dst []float64, src []float32, idx []int32, c float64) {
+	dst = dst[:len(idx)]
+	done := 0
+	if haveSMOKernels {
+		done = addScaledGatherVec(dst, src, idx, c)
+	}
+	for k := done; k < len(idx); k++ {
+		dst[k] += c * float64(src[idx[k]])
+	}
+}
+
+// addScaled adds c·src[k] to dst[k] for every k < len(dst) (a multiply,
+// then an add, as written).
+func addScaled(dst []float64, src []float32, c float64) {
+	src = src[:len(dst)]
+	done := 0
+	if haveSMOKernels {
+		done = addScaledVec(dst, src, c)
+	}
+	for k := done; k < len(dst); k++ {
+		dst[k] += c * float64(src[k])
 	}
 }

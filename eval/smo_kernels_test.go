@@ -45,7 +45,7 @@ func TestSMOKernelsMatchScalar(t *testing.T) {
 		t.Skip("no vector SMO kernels on this CPU or build")
 	}
 	r := rand.New(rand.NewPCG(7, 11))
-	for _, n := range []int{8, 9, 15, 16, 17, 63, 64, 100, 1001} {
+	for _, n := range []int{8, 9, 15, 16, 17, 40, 48, 63, 64, 100, 1001} {
 		for _, ties := range []bool{false, true} {
 			for trial := range 20 {
 				yG, fl, Ki, Kj := smoKernelInput(r, n, ties)
@@ -200,6 +200,212 @@ func TestWSS2NearTies(t *testing.T) {
 				g2, gObj, gMin := wss2(yG, fl, Ki, 0.5)
 				if g2 != w2 || math.Float64bits(gObj) != math.Float64bits(wObj) || gMin != wMin {
 					t.Fatalf("n=%d spread=%g trial %d: wss2 (%v, %v, %d), scalar (%v, %v, %d)", n, spread, trial, g2, gObj, gMin, w2, wObj, wMin)
+				}
+			}
+		}
+	}
+}
+
+// TestGatherKernelsMatchScalar: gatherF32, addScaledGather and addScaled give the
+// scalar loops' bits for lengths around the 16-lane blocks, with repeated
+// and permuted indices.
+func TestGatherKernelsMatchScalar(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 17))
+	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 100, 1001} {
+		src := make([]float32, n+7)
+		for k := range src {
+			src[k] = r.Float32()
+			if k%5 == 0 {
+				src[k] = float32(math.Copysign(0, float64(r.IntN(2)*2-1)))
+			}
+		}
+		idx := make([]int32, n)
+		for k := range idx {
+			idx[k] = int32(r.IntN(len(src)))
+		}
+		got := make([]float32, n)
+		gatherF32(got, src, idx)
+		for k, c := range idx {
+			if math.Float32bits(got[k]) != math.Float32bits(src[c]) {
+				t.Fatalf("n=%d: gatherF32[%d] = %v, want src[%d] = %v", n, k, got[k], c, src[c])
+			}
+		}
+		for _, c := range []float64{1.7, -0.3, 0, math.Copysign(0, -1), 1e300} {
+			dst := make([]float64, n)
+			for k := range dst {
+				dst[k] = r.NormFloat64()
+			}
+			want := append([]float64(nil), dst...)
+			for k, i := range idx {
+				want[k] += c * float64(src[i])
+			}
+			addScaledGather(dst, src, idx, c)
+			for k := range dst {
+				if math.Float64bits(dst[k]) != math.Float64bits(want[k]) {
+					t.Fatalf("n=%d c=%v: addScaledGather[%d] = %v, scalar %v", n, c, k, dst[k], want[k])
+				}
+			}
+			for k := range want {
+				want[k] += c * float64(src[k])
+			}
+			addScaled(dst, src, c)
+			for k := range dst {
+				if math.Float64bits(dst[k]) != math.Float64bits(want[k]) {
+					t.Fatalf("n=%d c=%v: addScaled[%d] = %v, scalar %v", n, c, k, dst[k], want[k])
+				}
+			}
+		}
+	}
+}
+
+// reconstructGradientLIBSVM is LIBSVM's reconstruct_gradient as written
+// there (two loop orders, chosen by the kernel rows each computes), over the
+// solver's y-scaled gradient: the reference for reconstructGradient.
+func (s *smoSolver) reconstructGradientLIBSVM() {
+	l, as := s.l, s.activeSize
+	for j := as; j < l; j++ {
+		s.yG[j] = s.yGbar[s.p2l[j]] - s.y[j]
+	}
+	nrFree := 0
+	for j := 0; j < as; j++ {
+		if s.status[j] == boundFree {
+			nrFree++
+		}
+	}
+	if nrFree*l > 2*as*(l-as) {
+		for i := as; i < l; i++ {
+			Ki := s.cache.row(int(s.p2l[i]))
+			for j := 0; j < as; j++ {
+				if s.status[j] == boundFree {
+					s.yG[i] += s.alpha[j] * (s.y[j] * float64(Ki[s.p2l[j]]))
+				}
+			}
+		}
+	} else {
+		for i := 0; i < as; i++ {
+			if s.status[i] != boundFree {
+				continue
+			}
+			Ki := s.cache.row(int(s.p2l[i]))
+			ai, yi := s.alpha[i], s.y[i]
+			for j := as; j < l; j++ {
+				s.yG[j] += ai * (yi * float64(Ki[s.p2l[j]]))
+			}
+		}
+	}
+}
+
+// TestReconstructGradientMatchesLIBSVM: the free-rows-outer gather form
+// gives LIBSVM's gradients bit for bit in both of LIBSVM's regimes (few and
+// many free variables) and both of its own (gather over the inactive
+// positions, or whole rows), positions permuted as shrinking leaves them.
+func TestReconstructGradientMatchesLIBSVM(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 23))
+	const n, d = 90, 5
+	x := make([]float64, n*d)
+	for k := range x {
+		x[k] = r.NormFloat64()
+	}
+	train := make([]int, n)
+	for k := range train {
+		train[k] = k
+	}
+	for _, dense := range []bool{false, true} {
+		var src sqDist = newLazyDist(x, n, d)
+		if dense {
+			src = newDenseDist(x, n, d, 2)
+		}
+		cache := newKernelCache(src, train, 0.3, 1<<20)
+		for _, freeFrac := range []float64{0.05, 0.5, 0.95} {
+			for _, as := range []int{1, 30, 70, 89} {
+				s := &smoSolver{l: n, activeSize: as, cache: cache, C: 1,
+					y: make([]float64, n), yG: make([]float64, n), yGbar: make([]float64, n),
+					alpha: make([]float64, n), status: make([]uint8, n), p2l: make([]int32, n)}
+				for k, p := range r.Perm(n) {
+					s.p2l[k] = int32(p)
+				}
+				for k := range n {
+					s.y[k] = float64(r.IntN(2)*2 - 1)
+					s.yG[k] = r.NormFloat64()
+					s.yGbar[k] = r.NormFloat64()
+					switch {
+					case r.Float64() < freeFrac:
+						s.status[k], s.alpha[k] = boundFree, r.Float64()
+					case r.IntN(2) == 0:
+						s.status[k], s.alpha[k] = boundUpper, 1
+					default:
+						s.status[k] = boundLower
+					}
+				}
+				ref := *s
+				ref.yG = append([]float64(nil), s.yG...)
+				ref.reconstructGradientLIBSVM()
+				s.reconstructGradient()
+				for k := range n {
+					if math.Float64bits(s.yG[k]) != math.Float64bits(ref.yG[k]) {
+						t.Fatalf("dense=%v free=%v active=%d: yG[%d] = %v, LIBSVM %v", dense, freeFrac, as, k, s.yG[k], ref.yG[k])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKernelRowDenseMatchesSteps: the fused kernel row gives the bits of
+// its three steps (gather, math.Exp of the scaled distance, conversion to
+// float32), at special arguments too (out of the vector exp's range, NaN,
+// results that are float32 subnormals).
+func TestKernelRowDenseMatchesSteps(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 43))
+	drow := make([]float64, 500)
+	for k := range drow {
+		drow[k] = r.Float64() * 50
+	}
+	drow[3], drow[7], drow[11], drow[13] = -1e-9, math.NaN(), 2000, 105.6 // exp(−0.9·105.6) is a float32 subnormal
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 100, 333} {
+		idx := make([]int, n)
+		for k := range idx {
+			idx[k] = r.IntN(len(drow))
+		}
+		if n > 20 {
+			idx[2], idx[9], idx[17], idx[19] = 3, 7, 11, 13
+		}
+		for _, scale := range []float64{-0.9, -0.013, -1e-5} {
+			got := make([]float32, n)
+			kernelRowDense(got, drow, idx, scale)
+			for k, i := range idx {
+				want := float32(math.Exp(scale * drow[i]))
+				if math.Float32bits(got[k]) != math.Float32bits(want) && !(got[k] != got[k] && want != want) {
+					t.Fatalf("n=%d scale %v: [%d] = %v, want %v", n, scale, k, got[k], want)
+				}
+			}
+		}
+	}
+}
+
+// TestDenseDistMatchesLazy: the dense matrix, its dot products made eight
+// rows at a time, holds the lazy distances bit for bit, both halves.
+func TestDenseDistMatchesLazy(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 53))
+	for _, c := range []struct{ n, d int }{{1, 3}, {7, 5}, {8, 1}, {9, 96}, {37, 13}} {
+		x := make([]float64, c.n*c.d)
+		for k := range x {
+			x[k] = r.NormFloat64() * 3
+		}
+		ld := newLazyDist(x, c.n, c.d)
+		dd := newDenseDist(x, c.n, c.d, 2)
+		all := make([]int, c.n)
+		for k := range all {
+			all[k] = k
+		}
+		want := make([]float64, c.n)
+		got := make([]float64, c.n)
+		for a := range c.n {
+			ld.rowInto(a, all, want)
+			dd.rowInto(a, all, got)
+			for b := range want {
+				if math.Float64bits(got[b]) != math.Float64bits(want[b]) {
+					t.Fatalf("n=%d d=%d: d²(%d,%d) = %v dense, %v lazy", c.n, c.d, a, b, got[b], want[b])
 				}
 			}
 		}

@@ -50,16 +50,21 @@ type smoSolver struct {
 	activeSize int
 	y          []float64 // ±1, by position
 	yG         []float64 // y_i·∇f(α)_i
-	yGbar      []float64 // y_i·Ḡ_i, Ḡ_i = Σ_{j at upper bound} C·Q_ij
-	alpha      []float64
-	status     []uint8
-	flags      []uint8 // inUp | inLow
-	activeSet  []int   // position → subproblem index
-	p2l        []int32 // position → local training index (cache column)
-	cache      *kernelCache
-	C          float64
-	eps        float64
-	unshrink   bool
+	// yGbar holds y_o·Ḡ_o, Ḡ_o = Σ_{j at upper bound} C·Q_oj, by cache
+	// column o (not by position: y_o·Ḡ_o = Σ_j C·y_j·K_oj does not depend on
+	// o's own label, so a row of the cache updates it in one contiguous
+	// pass and shrinking need not move it).
+	yGbar     []float64
+	recon     []float64 // reconstructGradient's scratch, by cache column
+	alpha     []float64
+	status    []uint8
+	flags     []uint8 // inUp | inLow
+	activeSet []int   // position → subproblem index
+	p2l       []int32 // position → local training index (cache column)
+	cache     *kernelCache
+	C         float64
+	eps       float64
+	unshrink  bool
 	// The first loop of WSS2 (max of −yG over I_up) is computed during the
 	// gradient update of the previous step when the active set is unchanged.
 	upMax      float64
@@ -78,7 +83,7 @@ func solveSMO(cache *kernelCache, sub []int, y []int8, C, eps float64, shrinking
 	l := len(sub)
 	s := &smoSolver{
 		l: l, activeSize: l,
-		y: make([]float64, l), yG: make([]float64, l), yGbar: make([]float64, l),
+		y: make([]float64, l), yG: make([]float64, l), yGbar: make([]float64, len(cache.idx)),
 		alpha: make([]float64, l), status: make([]uint8, l), flags: make([]uint8, l),
 		activeSet: make([]int, l), p2l: make([]int32, l),
 		cache: cache, C: C, eps: eps,
@@ -266,17 +271,15 @@ func (s *smoSolver) update(i, j int) {
 	}
 }
 
-// addGbar adds (or, when wasUpper, subtracts) C·Q_i over all l positions,
-// in the y-scaled form: yḠ_k ± C·y_i·K_ik.
+// addGbar adds (or, when wasUpper, subtracts) C·Q_i to Ḡ, in the y-scaled
+// form yḠ_o ± C·y_i·K_io, over every cache column o (those outside the
+// subproblem are never read).
 func (s *smoSolver) addGbar(Ki []float32, yi float64, wasUpper bool) {
 	c := s.C * yi
 	if wasUpper {
 		c = -c
 	}
-	yGbar := s.yGbar[:s.l]
-	for k, col := range s.p2l[:s.l] {
-		yGbar[k] += c * float64(Ki[col])
-	}
+	addScaled(s.yGbar, Ki, c)
 }
 
 // selectWorkingSet is LIBSVM's WSS2. done reports that the stopping
@@ -363,48 +366,57 @@ func (s *smoSolver) swapIndex(i, j int) {
 	s.flags[i], s.flags[j] = s.flags[j], s.flags[i]
 	s.alpha[i], s.alpha[j] = s.alpha[j], s.alpha[i]
 	s.activeSet[i], s.activeSet[j] = s.activeSet[j], s.activeSet[i]
-	s.yGbar[i], s.yGbar[j] = s.yGbar[j], s.yGbar[i]
 	s.p2l[i], s.p2l[j] = s.p2l[j], s.p2l[i]
 }
 
 // reconstructGradient recomputes the gradient of the inactive positions from
 // Ḡ and the free variables (LIBSVM's reconstruct_gradient).
+//
+// LIBSVM adds, to each inactive G_t, α_f Q_ft over the free positions f in
+// position order, choosing between two loop orders (inactive rows outer, or
+// free rows outer) by the kernel rows each would compute. Every inactive
+// gradient receives the same terms in the same order either way, so here the
+// free rows are always outer (the kernel is symmetric bit for bit: K(a,b)
+// and K(b,a) come from the same squared distance), and the inner loop runs
+// either over the inactive positions as a gather or, when they are a third
+// of the cache columns or more, over a whole cache row in column order.
 func (s *smoSolver) reconstructGradient() {
 	if s.activeSize == s.l {
 		return
 	}
 	s.upMaxValid = false
 	l, as := s.l, s.activeSize
-	for j := as; j < l; j++ {
-		s.yG[j] = s.yGbar[j] - s.y[j] // y_j (Ḡ_j + p_j), p_j = −1
+	yG, cols := s.yG[as:l], s.p2l[as:l]
+	for t, c := range cols {
+		yG[t] = s.yGbar[c] - s.y[as+t] // y_t (Ḡ_t + p_t), p_t = −1
 	}
-	nrFree := 0
-	for j := 0; j < as; j++ {
-		if s.status[j] == boundFree {
-			nrFree++
+	dense := 3*len(cols) >= len(s.yGbar)
+	acc := yG
+	if dense {
+		if s.recon == nil {
+			s.recon = make([]float64, len(s.yGbar))
+		}
+		acc = s.recon
+		for t, c := range cols {
+			acc[c] = yG[t]
 		}
 	}
-	if nrFree*l > 2*as*(l-as) {
-		for i := as; i < l; i++ {
-			Ki := s.cache.row(int(s.p2l[i]))
-			for j := 0; j < as; j++ {
-				if s.status[j] == boundFree {
-					// y_i·α_j Q_ij = α_j (y_j K_ij).
-					s.yG[i] += s.alpha[j] * (s.y[j] * float64(Ki[s.p2l[j]]))
-				}
-			}
+	for f := 0; f < as; f++ {
+		if s.status[f] != boundFree {
+			continue
 		}
-	} else {
-		for i := 0; i < as; i++ {
-			if s.status[i] != boundFree {
-				continue
-			}
-			Ki := s.cache.row(int(s.p2l[i]))
-			ai, yi := s.alpha[i], s.y[i]
-			for j := as; j < l; j++ {
-				// y_j·α_i Q_ij = α_i (y_i K_ij).
-				s.yG[j] += ai * (yi * float64(Ki[s.p2l[j]]))
-			}
+		// y_t·α_f Q_ft = α_f (y_f K_ft) = (y_f α_f) K_ft: y_f = ±1 flips
+		// signs exactly.
+		Kf, c := s.cache.row(int(s.p2l[f])), s.y[f]*s.alpha[f]
+		if dense {
+			addScaled(acc, Kf, c)
+		} else {
+			addScaledGather(acc, Kf, cols, c)
+		}
+	}
+	if dense {
+		for t, c := range cols {
+			yG[t] = acc[c]
 		}
 	}
 }

@@ -313,6 +313,62 @@ func (m *svmModel) decision(kv []float64, dec []float64) int {
 	return best
 }
 
+// decisionsT is decision for n samples at once, their kernel values in
+// training-major layout: K(sample b, local training row o) is
+// kT[o*stride+b] for b < n ≤ stride. Each sample's decision values are the
+// sums decision forms (the same terms, in the same order), made one support
+// vector at a time over all samples so that kT is read row by row; dec
+// receives them pair-major (dec[p*n+b], at least len(rho)·n long) and win[b]
+// sample b's winning class index (win at least n long).
+func (m *svmModel) decisionsT(kT []float64, stride, n int, dec []float64, win []int) {
+	k := m.nClass
+	start := m.svStart
+	votes := make([]int, k*n) // class-major
+	p := 0
+	for i := 0; i < k; i++ {
+		for j := i + 1; j < k; j++ {
+			sums := dec[p*n : (p+1)*n]
+			clear(sums)
+			// Class i's support vectors with coef[j−1], then class j's
+			// with coef[i], as decision sums them.
+			for seg := range 2 {
+				c, first, nsv := m.coef[j-1], start[i], m.nSV[i]
+				if seg == 1 {
+					c, first, nsv = m.coef[i], start[j], m.nSV[j]
+				}
+				for q := first; q < first+nsv; q++ {
+					cq := c[q]
+					o := m.svIdx[q] * stride
+					row := kT[o : o+n]
+					for b, v := range row {
+						sums[b] += cq * v
+					}
+				}
+			}
+			rho := m.rho[p]
+			vi, vj := votes[i*n:(i+1)*n], votes[j*n:(j+1)*n]
+			for b := range sums {
+				sums[b] -= rho
+				if sums[b] > 0 {
+					vi[b]++
+				} else {
+					vj[b]++
+				}
+			}
+			p++
+		}
+	}
+	for b := range win[:n] {
+		best := 0
+		for i := 1; i < k; i++ {
+			if votes[i*n+b] > votes[best*n+b] {
+				best = i
+			}
+		}
+		win[b] = best
+	}
+}
+
 // trainSVM trains a C-SVC on the training rows idx of src (local index o is
 // dataset row idx[o]) with labels y[o], as LIBSVM's svm_train does for C_SVC:
 // classes sorted, samples grouped by class keeping their order, one binary

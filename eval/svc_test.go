@@ -320,3 +320,66 @@ func exactSum(a []float64) float64 {
 	}
 	return s + c
 }
+
+// TestDecisionsTMatchesDecision: scoring all samples at once from
+// training-major kernel values gives decision's values bit for bit and its
+// winners, ties of the vote included, for two to five classes.
+func TestDecisionsTMatchesDecision(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 37))
+	for _, k := range []int{2, 3, 5} {
+		for trial := range 10 {
+			const l = 60 // local training rows
+			m := &svmModel{nClass: k, labels: make([]int, k), nSV: make([]int, k), svStart: make([]int, k)}
+			perm := r.Perm(l)
+			n := 0
+			for c := range k {
+				m.labels[c] = 10 * c
+				m.svStart[c] = n
+				m.nSV[c] = 1 + r.IntN(8)
+				for range m.nSV[c] {
+					m.svIdx = append(m.svIdx, perm[n])
+					n++
+				}
+			}
+			m.coef = make([][]float64, k-1)
+			for c := range m.coef {
+				m.coef[c] = make([]float64, n)
+				for q := range n {
+					m.coef[c][q] = r.NormFloat64()
+				}
+			}
+			m.rho = make([]float64, k*(k-1)/2)
+			for p := range m.rho {
+				m.rho[p] = r.NormFloat64() * 0.1
+			}
+			samples := 1 + r.IntN(20)
+			stride := samples + r.IntN(3)
+			kT := make([]float64, l*stride)
+			for i := range kT {
+				kT[i] = r.Float64()
+				if trial%2 == 0 {
+					kT[i] = float64(r.IntN(2)) // ties in the sums and votes
+				}
+			}
+			decT := make([]float64, len(m.rho)*samples)
+			win := make([]int, samples)
+			m.decisionsT(kT, stride, samples, decT, win)
+			dec := make([]float64, len(m.rho))
+			kv := make([]float64, n)
+			for b := range samples {
+				for q, o := range m.svIdx {
+					kv[q] = kT[o*stride+b]
+				}
+				want := m.decision(kv, dec)
+				if win[b] != want {
+					t.Fatalf("k=%d trial %d sample %d: winner %d, decision %d", k, trial, b, win[b], want)
+				}
+				for p := range dec {
+					if math.Float64bits(decT[p*samples+b]) != math.Float64bits(dec[p]) {
+						t.Fatalf("k=%d trial %d sample %d pair %d: %v, decision %v", k, trial, b, p, decT[p*samples+b], dec[p])
+					}
+				}
+			}
+		}
+	}
+}
