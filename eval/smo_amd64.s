@@ -132,7 +132,9 @@ gu_done:
 
 // func wss2x8(yG *float64, fl *uint8, ki *float32, n int, gmax float64) (max2 float64, idx int)
 //
-// Per lane, over positions with fl&2 != 0 (inLow): max2 = max(yG) (>=); with
+// Per lane, over positions with fl&2 != 0 (inLow): max2 = max(yG) (VMAXPD,
+// merge-masked: only the value is wanted, yG is never NaN, and which zero
+// it keeps does not matter to the comparisons it feeds); with
 // d = gmax + yG > 0: q = 2 - 2*float64(ki[k]) (one fused negated
 // multiply-add: 2*ki[k] is exact, so it rounds once as the scalar
 // subtraction does); r = (d*d)/(q > 0 ? q : 1e-12); if r >= p { p, idx = r,
@@ -142,8 +144,7 @@ gu_done:
 // none).
 #define WS_BLOCK(off, KM, MAX2, P, IDX, POS, skip) \
 	VMOVUPD off*8(DI), Z9 \
-	VCMPPD $0x1d, MAX2, Z9, KM, K4 \
-	VMOVAPD Z9, K4, MAX2 \
+	VMAXPD Z9, MAX2, KM, MAX2 \
 	VADDPD Z9, Z0, Z10 \
 	VCMPPD $0x1e, Z15, Z10, KM, K5 \
 	KORTESTW K5, K5 \
