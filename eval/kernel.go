@@ -168,6 +168,7 @@ type kernelCache struct {
 	// LRU list over local indices; node l is the sentinel.
 	prev, next []int32
 	tmp        []float64
+	drow       []float64 // scratch for a row of the dense distances
 	// arena is scratch for the rows a solver keeps in position order
 	// (posRows), shared by the solvers that use the cache in turn.
 	arena []float32
@@ -245,7 +246,14 @@ func (c *kernelCache) row(o int) []float32 {
 		buf = make([]float32, len(c.idx))
 	}
 	if dd, ok := c.src.(*denseDist); ok {
-		kernelRowDense(buf, dd.m[c.idx[o]*dd.n:(c.idx[o]+1)*dd.n], c.idx, -c.gamma)
+		// The row is copied first: a sequential read the hardware
+		// prefetches, where the gather's scattered reads of a row not in
+		// cache would stall on memory.
+		if c.drow == nil {
+			c.drow = make([]float64, dd.n)
+		}
+		copy(c.drow, dd.m[c.idx[o]*dd.n:(c.idx[o]+1)*dd.n])
+		kernelRowDense(buf, c.drow, c.idx, -c.gamma)
 	} else {
 		c.src.rowInto(c.idx[o], c.idx, c.tmp)
 		expScaledInto(c.tmp, c.tmp, -c.gamma)
