@@ -227,6 +227,12 @@ func (op acrossGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op acrossGradOp) Do(inputs ...G.Value) (G.Value, error) {
+	return op.UsePreallocDo(nil, inputs...)
+}
+
+// UsePreallocDo overwrites prealloc (B×d, the input's dtype) with the
+// view's gradient, allocating when prealloc does not fit (as gradOp).
+func (op acrossGradOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("loss across grad op: got %d inputs; expected 2", len(inputs))
 	}
@@ -243,7 +249,10 @@ func (op acrossGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	n := a.b * a.d
 	g := a.g[op.view*n : (op.view+1)*n]
 	z := inputs[0]
-	out := tensor.New(tensor.Of(z.Dtype()), tensor.WithShape(a.b, a.d))
+	out, ok := prealloc.(*tensor.Dense)
+	if !ok || out.Dtype() != z.Dtype() || !out.Shape().Eq(tensor.Shape{a.b, a.d}) || out.RequiresIterator() {
+		out = tensor.New(tensor.Of(z.Dtype()), tensor.WithShape(a.b, a.d))
+	}
 	switch z.Dtype() {
 	case tensor.Float64:
 		o := out.Float64s()

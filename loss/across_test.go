@@ -141,3 +141,70 @@ func TestAcrossAbort(t *testing.T) {
 		t.Error("NewAcross of an unknown loss: no error")
 	}
 }
+
+// TestAcrossGradReusesPrealloc: a view's gradient op writes into a
+// preallocated B×d value of the right dtype (no allocation a step) with the
+// values Do allocates, and allocates when the value does not fit.
+func TestAcrossGradReusesPrealloc(t *testing.T) {
+	const b, d = 6, 4
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+		a, err := NewAcross(Config{Kind: KindInfoNCE, Form: FormGraphCL, Temperature: 0.3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var zs [2]*tensor.Dense
+		done := make(chan error, 2)
+		for v := range 2 {
+			z := make([]float64, b*d)
+			for i := range z {
+				z[i] = r.NormFloat64()
+			}
+			zs[v] = denseOf(dt, z, b, d)
+			go func() { done <- a.arrive(v, zs[v]) }()
+		}
+		for range 2 {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		var scale G.Value = G.NewF64(0.5)
+		if dt == tensor.Float32 {
+			scale = G.NewF32(0.5)
+		}
+		for v := range 2 {
+			op := acrossGradOp{a: a, view: v}
+			want, err := op.Do(zs[v], scale)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pre := tensor.New(tensor.Of(dt), tensor.WithShape(b, d))
+			got, err := op.UsePreallocDo(pre, zs[v], scale)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != G.Value(pre) {
+				t.Errorf("%v view %d: a fitting prealloc was not used", dt, v)
+			}
+			wf, gf := valuesOf(want), valuesOf(got)
+			if !slices.Equal(wf, gf) {
+				t.Errorf("%v view %d: prealloc values %v, Do's %v", dt, v, gf, wf)
+			}
+			wrong := tensor.New(tensor.Of(dt), tensor.WithShape(d, b))
+			if got, err := op.UsePreallocDo(wrong, zs[v], scale); err != nil || got == G.Value(wrong) {
+				t.Errorf("%v view %d: a %v prealloc for a %d×%d gradient was used (err %v)", dt, v, wrong.Shape(), b, d, err)
+			}
+		}
+	}
+}
+
+// valuesOf returns a float32 or float64 value's data as float64s.
+func valuesOf(v G.Value) []float64 {
+	switch x := v.Data().(type) {
+	case []float64:
+		return append([]float64(nil), x...)
+	case []float32:
+		return to64(x)
+	}
+	return nil
+}
