@@ -346,6 +346,13 @@ ex_done:
 	VZEROUPPER
 	RET
 
+// GATHER16 loads Z2 with the 16 float32 values src[idx[k]] (SI = src, DX =
+// idx); uses Z1 and K1.
+#define GATHER16 \
+	VMOVDQU32 (DX), Z1 \
+	KXNORW K0, K0, K1 \
+	VGATHERDPS (SI)(Z1*4), K1, Z2
+
 // func gather16(dst, src *float32, idx *int32, n int)
 //
 // dst[k] = src[idx[k]] for k < n (n a multiple of 16).
@@ -358,9 +365,7 @@ TEXT ·gather16(SB), NOSPLIT, $0-32
 ga_loop:
 	CMPQ CX, $16
 	JLT  ga_done
-	VMOVDQU32 (DX), Z1
-	KXNORW K0, K0, K1
-	VGATHERDPS (SI)(Z1*4), K1, Z2
+	GATHER16
 	VMOVUPS Z2, (DI)
 	ADDQ $64, DI
 	ADDQ $64, DX
@@ -385,9 +390,7 @@ TEXT ·addScaledGather16(SB), NOSPLIT, $0-40
 as_loop:
 	CMPQ CX, $16
 	JLT  as_done
-	VMOVDQU32 (DX), Z1
-	KXNORW K0, K0, K1
-	VGATHERDPS (SI)(Z1*4), K1, Z2
+	GATHER16
 	VCVTPS2PD Y2, Z3
 	VEXTRACTF64X4 $1, Z2, Y4
 	VCVTPS2PD Y4, Z4
