@@ -4,6 +4,7 @@ package eval
 
 import (
 	"math"
+	mbits "math/bits"
 
 	"golang.org/x/sys/cpu"
 )
@@ -56,7 +57,11 @@ var haveExpKernel = haveSMOKernels && cpu.X86.HasAVX && cpu.X86.HasFMA
 // expScaled8 is expScaledInto's vector loop (smo_amd64.s).
 //
 //go:noescape
-func expScaled8(dst, src *float64, n int, scale float64) (special bool)
+func expScaled8(dst, src *float64, n int, scale float64, special *uint8) (any bool)
+
+// expChunk is the number of values expScaledVec hands expScaled8 at a time
+// (its map of special lanes lives on the stack).
+const expChunk = 1024
 
 func expScaledVec(dst, src []float64, scale float64) int {
 	n := len(src) &^ 7
@@ -64,10 +69,18 @@ func expScaledVec(dst, src []float64, scale float64) int {
 		return 0
 	}
 	_ = dst[n-1]
-	if expScaled8(&dst[0], &src[0], n, scale) {
-		for k := range n {
-			if x := scale * src[k]; !(x <= expOverflow) || x < expLow {
-				dst[k] = math.Exp(x)
+	var special [expChunk / 8]uint8
+	for c := 0; c < n; c += expChunk {
+		m := min(expChunk, n-c)
+		if !expScaled8(&dst[c], &src[c], m, scale, &special[0]) {
+			continue
+		}
+		// The special lanes were not stored: src[k] is intact even when
+		// dst is src.
+		for b, bits := range special[:m/8] {
+			for ; bits != 0; bits &= bits - 1 {
+				k := c + 8*b + mbits.TrailingZeros8(bits)
+				dst[k] = math.Exp(scale * src[k])
 			}
 		}
 	}

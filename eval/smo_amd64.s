@@ -277,8 +277,8 @@ ws_done:
 
 // EXP_BODY sets Z1 = exp(Z1) lane by lane with the instructions of
 // math.Exp's amd64 FMA path, and ORs into R8 the lanes whose argument is
-// outside [-700, Overflow] or NaN (math.Exp takes other paths there). Uses
-// Z2-Z5, Y3, K1, K2 and AX.
+// outside [-700, Overflow] or NaN (math.Exp takes other paths there), which
+// it leaves in K1 and AX. Uses Z2-Z5, Y3, K2.
 #define EXP_BODY \
 	VCMPPD $0x06, Z29, Z1, K1 \
 	VCMPPD $0x11, Z30, Z1, K2 \
@@ -313,19 +313,22 @@ ws_done:
 	VPSLLQ $52, Z5, Z5 \
 	VMULPD Z5, Z1, Z1
 
-// func expScaled8(dst, src *float64, n int, scale float64) (special bool)
+// func expScaled8(dst, src *float64, n int, scale float64, special *uint8) (any bool)
 //
 // dst[k] = exp(scale*src[k]) for k < n (n a multiple of 8), lane by lane
 // with the instructions of math.Exp's amd64 FMA path (math/exp_amd64.s),
-// so that every value has the bits math.Exp gives. special reports a value
-// of scale*src[k] outside [-700, Overflow] or NaN: math.Exp takes other
-// paths there (denormal results, overflow, non-finite input), and the
-// caller recomputes those elements with math.Exp.
-TEXT ·expScaled8(SB), NOSPLIT, $0-33
+// so that every value has the bits math.Exp gives, except where
+// scale*src[k] is outside [-700, Overflow] or NaN (math.Exp takes other
+// paths there: denormal results, overflow, non-finite input): those lanes
+// are not stored (so src[k] is still there when dst is src), their bits
+// are set in special (one byte a block of 8, bit l for lane l), any
+// reports one, and the caller computes them with math.Exp.
+TEXT ·expScaled8(SB), NOSPLIT, $0-41
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	VBROADCASTSD scale+24(FP), Z0
+	MOVQ special+32(FP), R9
 	EXP_CONSTS
 	XORQ R8, R8
 
@@ -334,7 +337,10 @@ ex_loop:
 	JLT  ex_done
 	VMULPD (SI), Z0, Z1            // x
 	EXP_BODY
-	VMOVUPD Z1, (DI)
+	MOVB AX, (R9)                  // the block's special lanes (EXP_BODY)
+	KNOTW K1, K3
+	VMOVUPD Z1, K3, (DI)           // the others' results
+	INCQ R9
 	ADDQ $64, SI
 	ADDQ $64, DI
 	SUBQ $8, CX
@@ -342,7 +348,7 @@ ex_loop:
 
 ex_done:
 	TESTQ R8, R8
-	SETNE special+32(FP)
+	SETNE any+40(FP)
 	VZEROUPPER
 	RET
 

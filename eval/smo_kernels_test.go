@@ -143,12 +143,21 @@ func TestExpScaledMatchesMathExp(t *testing.T) {
 	src = append(src, 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(),
 		700, 700.0000001, 708.39, 745.2, 746, 1e300, -1e300, -0.5, 1e-320)
 	for _, scale := range []float64{-1, -0.013, -1.7, 1} {
-		got := make([]float64, len(src))
-		expScaledInto(got, src, scale)
-		for k, v := range src {
-			want := math.Exp(scale * v)
-			if math.Float64bits(got[k]) != math.Float64bits(want) && !(math.IsNaN(got[k]) && math.IsNaN(want)) {
-				t.Fatalf("scale %v: exp(%v·%v) = %v (%#x), math.Exp %v (%#x)", scale, scale, v, got[k], math.Float64bits(got[k]), want, math.Float64bits(want))
+		for _, inPlace := range []bool{false, true} {
+			// In place (dst is src) is how the kernel rows call it: the
+			// special arguments must still be there for math.Exp.
+			got := make([]float64, len(src))
+			if inPlace {
+				copy(got, src)
+				expScaledInto(got, got, scale)
+			} else {
+				expScaledInto(got, src, scale)
+			}
+			for k, v := range src {
+				want := math.Exp(scale * v)
+				if math.Float64bits(got[k]) != math.Float64bits(want) && !(math.IsNaN(got[k]) && math.IsNaN(want)) {
+					t.Fatalf("scale %v, in place %v: exp(%v·%v) = %v (%#x), math.Exp %v (%#x)", scale, inPlace, scale, v, got[k], math.Float64bits(got[k]), want, math.Float64bits(want))
+				}
 			}
 		}
 	}
