@@ -205,7 +205,8 @@ func TestStepAllocationsDoNotGrow(t *testing.T) {
 // and gradients) of steps without an arena, with the buffers taken back
 // within a step filled with NaN (ops.PoisonArenas); and steps with the
 // arena kept allocate at least half of what a step's own arena holds less
-// than steps with a fresh one.
+// than steps with a fresh one (in one of three attempts: the allocation
+// counter is the process's).
 func TestStepArenaReuse(t *testing.T) {
 	defer ops.PoisonArenas(ops.PoisonArenas(true))
 	for _, tc := range []struct {
@@ -224,14 +225,10 @@ func TestStepArenaReuse(t *testing.T) {
 				t.Fatal(err)
 			}
 			const steps, warm = 12, 4
-			type step struct {
-				loss  float64
-				grads [][]float32
-			}
 			// run returns each step's loss and gradients, the bytes allocated
 			// per step after warm and the mean size of the arena after a
 			// step, in bytes; arena is "none", "kept" or "fresh".
-			run := func(arena string) (out []step, bytesPerStep, arenaBytes float64) {
+			run := func(arena string) (out []arenaStep, bytesPerStep, arenaBytes float64) {
 				defer func(on bool) { stepArenas = on }(stepArenas)
 				stepArenas = arena != "none"
 				m, err := methodSpecs[cfg.Method].New(&cfg, ds, 0)
@@ -263,7 +260,7 @@ func TestStepArenaReuse(t *testing.T) {
 					for i, g := range res.Grads {
 						gs[i] = append([]float32(nil), g...)
 					}
-					out = append(out, step{res.Loss, gs})
+					out = append(out, arenaStep{res.Loss, gs})
 					if s >= warm && arena != "none" {
 						for _, a := range tc.arenas(m) {
 							arenaBytes += 4 * float64((*a).Size()) / (steps - warm)
@@ -274,31 +271,53 @@ func TestStepArenaReuse(t *testing.T) {
 				return out, float64(samples[0].Value.Uint64()-from) / (steps - warm), arenaBytes
 			}
 			want, _, _ := run("none")
-			kept, keptBytes, _ := run("kept")
-			fresh, freshBytes, size := run("fresh")
-			for s, w := range want {
-				if math.IsNaN(w.loss) || math.IsInf(w.loss, 0) {
-					t.Fatalf("step %d: loss %v without an arena", s, w.loss)
-				}
-				for _, got := range []struct {
-					name string
-					step step
-				}{{"kept", kept[s]}, {"fresh", fresh[s]}} {
-					if math.Float64bits(got.step.loss) != math.Float64bits(w.loss) {
-						t.Fatalf("step %d: loss %v with the arena %s, %v without an arena", s, got.step.loss, got.name, w.loss)
-					}
-					for i := range w.grads {
-						if !slices.Equal(float32Bits(got.step.grads[i]), float32Bits(w.grads[i])) {
-							t.Fatalf("step %d: gradient %d differs with the arena %s", s, i, got.name)
-						}
-					}
+			// The allocation counter is the process's: a goroutine left by an
+			// earlier test can add to either side. Noise only adds, so the
+			// reuse is accepted if one of three attempts shows it (a step
+			// that does not reuse its outputs fails all three).
+			var keptBytes, freshBytes, size float64
+			for attempt := range 3 {
+				var kept, fresh []arenaStep
+				kept, keptBytes, _ = run("kept")
+				fresh, freshBytes, size = run("fresh")
+				checkSteps(t, want, kept, fresh)
+				t.Logf("attempt %d, per step: %.0f bytes allocated with the arena kept, %.0f with a fresh one, whose arena then holds %.0f", attempt+1, keptBytes, freshBytes, size)
+				if size > 0 && keptBytes <= freshBytes-size/2 {
+					return
 				}
 			}
-			t.Logf("per step: %.0f bytes allocated with the arena kept, %.0f with a fresh one, whose arena then holds %.0f", keptBytes, freshBytes, size)
-			if size == 0 || keptBytes > freshBytes-size/2 {
-				t.Errorf("per step: %.0f bytes allocated with the arena kept, %.0f with a fresh one, whose arena then holds %.0f: the outputs are not reused", keptBytes, freshBytes, size)
-			}
+			t.Errorf("per step: %.0f bytes allocated with the arena kept, %.0f with a fresh one, whose arena then holds %.0f: the outputs are not reused", keptBytes, freshBytes, size)
 		})
+	}
+}
+
+// arenaStep is one step's loss and gradients in TestStepArenaReuse.
+type arenaStep struct {
+	loss  float64
+	grads [][]float32
+}
+
+// checkSteps fails the test unless every step of kept and fresh has the
+// loss and gradients of want, bit for bit.
+func checkSteps(t *testing.T, want, kept, fresh []arenaStep) {
+	t.Helper()
+	for s, w := range want {
+		if math.IsNaN(w.loss) || math.IsInf(w.loss, 0) {
+			t.Fatalf("step %d: loss %v without an arena", s, w.loss)
+		}
+		for _, got := range []struct {
+			name string
+			step arenaStep
+		}{{"kept", kept[s]}, {"fresh", fresh[s]}} {
+			if math.Float64bits(got.step.loss) != math.Float64bits(w.loss) {
+				t.Fatalf("step %d: loss %v with the arena %s, %v without an arena", s, got.step.loss, got.name, w.loss)
+			}
+			for i := range w.grads {
+				if !slices.Equal(float32Bits(got.step.grads[i]), float32Bits(w.grads[i])) {
+					t.Fatalf("step %d: gradient %d differs with the arena %s", s, i, got.name)
+				}
+			}
+		}
 	}
 }
 
