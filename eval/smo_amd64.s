@@ -449,8 +449,9 @@ ad_done:
 //
 // dst[k] = float32(exp(scale*drow[idx[k]])) for k < n (n a multiple of 8),
 // exp with math.Exp's bits as in expScaled8 and the conversion rounding to
-// nearest as Go's; special as expScaled8's (the caller recomputes those
-// elements).
+// nearest as Go's; special reports an argument outside [-700, Overflow] or
+// NaN (as expScaled8's special lanes), whose stored value the caller
+// replaces, recomputing it from drow (dst never aliases drow).
 TEXT ·kernelRow8(SB), NOSPLIT, $0-41
 	MOVQ dst+0(FP), DI
 	MOVQ drow+8(FP), SI
