@@ -138,7 +138,11 @@ func dot64x8(a, blk []float64, dots *[8]float64) {
 // Every idx[k] must be a valid index of drow.
 func kernelRowDense(dst []float32, drow []float64, idx []int, scale float64) {
 	dst = dst[:len(idx)]
-	for k := kernelRowVec(dst, drow, idx, scale); k < len(idx); k++ {
+	done := 0
+	if haveExpKernel {
+		done = kernelRowVec(dst, drow, idx, scale)
+	}
+	for k := done; k < len(idx); k++ {
 		dst[k] = float32(math.Exp(scale * drow[idx[k]]))
 	}
 }

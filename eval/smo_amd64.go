@@ -141,9 +141,6 @@ func addScaledVec(dst []float64, src []float32, c float64) int {
 func kernelRow8(dst *float32, drow *float64, idx *int, n int, scale float64) (special bool)
 
 func kernelRowVec(dst []float32, drow []float64, idx []int, scale float64) int {
-	if !haveExpKernel {
-		return 0
-	}
 	n := len(idx) &^ 7
 	if n == 0 {
 		return 0
