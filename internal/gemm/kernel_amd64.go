@@ -30,7 +30,7 @@ var kernelSets = []kernelSet{
 func kern6x16AVX2(k int, a, b, c *float32, ldc, rows int, alpha, beta float32)
 
 //go:noescape
-func kern16x16AVX512(k int, a, b *float32, ldb int, c *float32, ldc, rows int, alpha, beta float32)
+func kern16x16AVX512(k int, a, b *float32, ldb int, offs *int32, c *float32, ldc, rows int, alpha, beta float32)
 
 func kernelAVX2(k int, a, b, c []float32, ldc, rows int, alpha, beta float32) {
 	_ = a[k*6-1]
@@ -43,7 +43,7 @@ func kernelAVX512(k int, a, b, c []float32, ldc, rows int, alpha, beta float32) 
 	_ = a[k*16-1]
 	_ = b[k*16-1]
 	_ = c[(rows-1)*ldc+15]
-	kern16x16AVX512(k, &a[0], &b[0], 16, &c[0], ldc, rows, alpha, beta)
+	kern16x16AVX512(k, &a[0], &b[0], 16, nil, &c[0], ldc, rows, alpha, beta)
 }
 
 // kernelAVX512Strided is kernelAVX512 reading B in place: row l of the
@@ -52,7 +52,16 @@ func kernelAVX512Strided(k int, a, b []float32, ldb int, c []float32, ldc, rows 
 	_ = a[k*16-1]
 	_ = b[(k-1)*ldb+15]
 	_ = c[(rows-1)*ldc+15]
-	kern16x16AVX512(k, &a[0], &b[0], ldb, &c[0], ldc, rows, alpha, beta)
+	kern16x16AVX512(k, &a[0], &b[0], ldb, nil, &c[0], ldc, rows, alpha, beta)
+}
+
+// haveIndirect reports whether kernIndirect exists (amd64).
+const haveIndirect = true
+
+// kernIndirect is the AVX-512 micro-kernel (alpha 1) reading row l of B at
+// b[offs[l]], l < k; SgemmIndirect has checked the bounds.
+func kernIndirect(k int, a, b []float32, offs []int32, c []float32, ldc, rows int, beta float32) {
+	kern16x16AVX512(k, &a[0], &b[0], 0, &offs[0], &c[0], ldc, rows, 1, beta)
 }
 
 // dot4x4AVX512 (kernel_amd64.s) computes the 4×4 tile C = alpha·A·Bᵀ +
@@ -60,7 +69,7 @@ func kernelAVX512Strided(k int, a, b []float32, ldb int, c []float32, ldc, rows 
 // not read when beta == 0.
 //
 //go:noescape
-func dot4x4AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
+func dot4x4AVX512(k int, a *float32, lda int, b *float32, ldb int, boffs, seg *int32, c *float32, ldc int, alpha, beta float32)
 
 // haveDot reports whether dotKernel exists (the AVX-512 level).
 const haveDot = true
@@ -69,7 +78,14 @@ func dotKernel(k int, a []float32, lda int, b []float32, ldb int, c []float32, l
 	_ = a[3*lda+k-1]
 	_ = b[3*ldb+k-1]
 	_ = c[3*ldc+3]
-	dot4x4AVX512(k, &a[0], lda, &b[0], ldb, &c[0], ldc, alpha, beta)
+	dot4x4AVX512(k, &a[0], lda, &b[0], ldb, nil, nil, &c[0], ldc, alpha, beta)
+}
+
+// dotIndirect is dotKernel (alpha 1) for an indirect B: B[j][16t+i] =
+// b[boffs[j]+seg[t]+i], k a multiple of 16; SgemmDotIndirect has checked
+// the bounds.
+func dotIndirect(k int, a []float32, lda int, b []float32, boffs, seg []int32, c []float32, ldc int, beta float32) {
+	dot4x4AVX512(k, &a[0], lda, &b[0], 0, &boffs[0], &seg[0], &c[0], ldc, 1, beta)
 }
 
 // The assembly packers (kernel_amd64.s, AVX2): copy16AVX2 copies kb rows of

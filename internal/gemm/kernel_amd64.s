@@ -360,14 +360,16 @@ padone:
 	JZ   done16 \
 	ADDQ R9, DX
 
-// func kern16x16AVX512(k int, a, b *float32, ldb int, c *float32, ldc, rows int, alpha, beta float32)
+// func kern16x16AVX512(k int, a, b *float32, ldb int, offs *int32, c *float32, ldc, rows int, alpha, beta float32)
 //
 // T = A·B for a packed A panel (k groups of 16 floats) and k rows of 16
-// floats of B with row stride ldb (16 for a packed panel, or B in place);
-// then C[r][0:16] = alpha·T[r] + beta·C[r] for r < rows, C row-major with
-// stride ldc (elements). C is not read when beta == 0. Registers: Z0-Z15
-// hold T (one ZMM per row), Z16-Z19 B rows.
-TEXT ·kern16x16AVX512(SB), NOSPLIT, $0-64
+// floats of B: row l at b[l*ldb] (ldb 16 for a packed panel, or B in
+// place), or at b[offs[l]] when offs is not nil (an indirect B, e.g. the
+// shifted rows of a padded image); then C[r][0:16] = alpha·T[r] +
+// beta·C[r] for r < rows, C row-major with stride ldc (elements). C is not
+// read when beta == 0. Both ways of reading B run the same FMA sequence.
+// Registers: Z0-Z15 hold T (one ZMM per row), Z16-Z19 B rows.
+TEXT ·kern16x16AVX512(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), BX
@@ -375,10 +377,11 @@ TEXT ·kern16x16AVX512(SB), NOSPLIT, $0-64
 	SHLQ $2, R11
 	LEAQ (R11)(R11*2), R12 // 3·ldb
 	LEAQ (R11*4), R13      // 4·ldb
-	MOVQ c+32(FP), DX
-	MOVQ ldc+40(FP), R9
+	MOVQ offs+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R9
 	SHLQ $2, R9
-	MOVQ rows+48(FP), R10
+	MOVQ rows+56(FP), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -397,6 +400,9 @@ TEXT ·kern16x16AVX512(SB), NOSPLIT, $0-64
 	VPXORD Z15, Z15, Z15
 	MOVQ CX, AX
 	SHRQ $2, AX
+	TESTQ DI, DI
+	JNZ  indirect16
+	TESTQ AX, AX
 	JZ   tail16
 
 loop16x4:
@@ -420,8 +426,41 @@ loop16x1:
 	DECQ CX
 	JNZ  loop16x1
 
+	JMP  epilogue16
+
+	// B row l at BX + 4·offs[l] (DI walks offs).
+indirect16:
+	TESTQ AX, AX
+	JZ   itail16
+
+iloop16x4:
+	MOVLQSX (DI), R8
+	MOVLQSX 4(DI), R12
+	MOVLQSX 8(DI), R13
+	MOVLQSX 12(DI), R11
+	STEP16(0, (BX)(R8*4), Z16)
+	STEP16(64, (BX)(R12*4), Z17)
+	STEP16(128, (BX)(R13*4), Z18)
+	STEP16(192, (BX)(R11*4), Z19)
+	ADDQ $256, SI
+	ADDQ $16, DI
+	DECQ AX
+	JNZ  iloop16x4
+
+itail16:
+	ANDQ $3, CX
+	JZ   epilogue16
+
+iloop16x1:
+	MOVLQSX (DI), R8
+	STEP16(0, (BX)(R8*4), Z16)
+	ADDQ $64, SI
+	ADDQ $4, DI
+	DECQ CX
+	JNZ  iloop16x1
+
 epilogue16:
-	VBROADCASTSS alpha+56(FP), Z16
+	VBROADCASTSS alpha+64(FP), Z16
 	VMULPS Z16, Z0, Z0
 	VMULPS Z16, Z1, Z1
 	VMULPS Z16, Z2, Z2
@@ -438,7 +477,7 @@ epilogue16:
 	VMULPS Z16, Z13, Z13
 	VMULPS Z16, Z14, Z14
 	VMULPS Z16, Z15, Z15
-	MOVL beta+60(FP), AX
+	MOVL beta+68(FP), AX
 	ANDL $0x7fffffff, AX
 	JNZ  update16
 
@@ -461,7 +500,7 @@ epilogue16:
 	JMP  done16
 
 update16:
-	VBROADCASTSS beta+60(FP), Z17
+	VBROADCASTSS beta+68(FP), Z17
 	UPDATE16(Z0)
 	UPDATE16(Z1)
 	UPDATE16(Z2)
@@ -527,24 +566,21 @@ done16:
 	VMOVUPS X25, (DX) \
 	ADDQ R12, DX
 
-// func dot4x4AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
+// func dot4x4AVX512(k int, a *float32, lda int, b *float32, ldb int, boffs, seg *int32, c *float32, ldc int, alpha, beta float32)
 //
-// C[r][j] = alpha·Σ_{l<k} A[r][l]·B[j][l] + beta·C[r][j] for r, j < 4; A, B
-// and C row-major with strides lda, ldb, ldc (elements). C is not read when
-// beta == 0.
-TEXT ·dot4x4AVX512(SB), NOSPLIT, $0-64
+// C[r][j] = alpha·Σ_{l<k} A[r][l]·B[j][l] + beta·C[r][j] for r, j < 4; A and
+// C row-major with strides lda, ldc (elements). B is row-major with stride
+// ldb when seg is nil; otherwise B is indirect: B[j][16t+i] =
+// b[boffs[j]+seg[t]+i] for i < 16 (k a multiple of 16), e.g. the columns of
+// a convolution read from its padded input. Both ways run the same FMA
+// sequence. C is not read when beta == 0.
+TEXT ·dot4x4AVX512(SB), NOSPLIT, $0-80
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
 	SHLQ $2, R8
 	LEAQ (R8)(R8*2), R9
 	MOVQ b+24(FP), DI
-	MOVQ ldb+32(FP), R10
-	SHLQ $2, R10
-	LEAQ (R10)(R10*2), R11
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R12
-	SHLQ $2, R12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -561,6 +597,12 @@ TEXT ·dot4x4AVX512(SB), NOSPLIT, $0-64
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
+	MOVQ seg+48(FP), BX
+	TESTQ BX, BX
+	JNZ  dotindirect
+	MOVQ ldb+32(FP), R10
+	SHLQ $2, R10
+	LEAQ (R10)(R10*2), R11
 	MOVQ CX, AX
 	SHRQ $4, AX
 	JZ   dottail
@@ -589,8 +631,44 @@ dottail:
 	VMOVUPS.Z (DI)(R10*2), K1, Z22
 	VMOVUPS.Z (DI)(R11*1), K1, Z23
 	DOTFMAS
+	JMP  dotreduce
+
+	// Indirect B: R10-R13 hold the byte offsets of its 4 rows, BX walks
+	// seg, AX is b + 4·seg[t].
+dotindirect:
+	MOVQ boffs+40(FP), AX
+	MOVLQSX (AX), R10
+	MOVLQSX 4(AX), R11
+	MOVLQSX 8(AX), R12
+	MOVLQSX 12(AX), R13
+	SHLQ $2, R10
+	SHLQ $2, R11
+	SHLQ $2, R12
+	SHLQ $2, R13
+	SHRQ $4, CX
+	JZ   dotreduce
+
+dotiloop:
+	MOVLQSX (BX), AX
+	LEAQ (DI)(AX*4), AX
+	VMOVUPS (SI), Z16
+	VMOVUPS (SI)(R8*1), Z17
+	VMOVUPS (SI)(R8*2), Z18
+	VMOVUPS (SI)(R9*1), Z19
+	VMOVUPS (AX)(R10*1), Z20
+	VMOVUPS (AX)(R11*1), Z21
+	VMOVUPS (AX)(R12*1), Z22
+	VMOVUPS (AX)(R13*1), Z23
+	DOTFMAS
+	ADDQ $64, SI
+	ADDQ $4, BX
+	DECQ CX
+	JNZ  dotiloop
 
 dotreduce:
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), R12
+	SHLQ $2, R12
 	// Step 1: pairs of accumulators, 16 lanes -> 8 partial sums each.
 	VSHUFF32X4 $0x44, Z1, Z0, Z16
 	VSHUFF32X4 $0xEE, Z1, Z0, Z17
@@ -641,9 +719,9 @@ dotreduce:
 	VUNPCKLPD Z19, Z18, Z16
 	VUNPCKHPD Z19, Z18, Z17
 	VADDPS Z17, Z16, Z24
-	VBROADCASTSS alpha+56(FP), Z16
+	VBROADCASTSS alpha+72(FP), Z16
 	VMULPS Z16, Z24, Z24
-	MOVL beta+60(FP), AX
+	MOVL beta+76(FP), AX
 	ANDL $0x7fffffff, AX
 	JNZ  dotupdate
 	DOTSTORE(0)
@@ -654,7 +732,7 @@ dotreduce:
 	RET
 
 dotupdate:
-	VBROADCASTSS beta+60(FP), X26
+	VBROADCASTSS beta+76(FP), X26
 	DOTUPDATE(0)
 	DOTUPDATE(1)
 	DOTUPDATE(2)

@@ -20,3 +20,13 @@ const haveDot = false
 func dotKernel(k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, alpha, beta float32) {
 	panic("gemm: dotKernel without AVX-512")
 }
+
+const haveIndirect = false
+
+func kernIndirect(k int, a, b []float32, offs []int32, c []float32, ldc, rows int, beta float32) {
+	panic("gemm: kernIndirect without AVX-512")
+}
+
+func dotIndirect(k int, a []float32, lda int, b []float32, boffs, seg []int32, c []float32, ldc int, beta float32) {
+	panic("gemm: dotIndirect without AVX-512")
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	igemm "github.com/batchsampler-go/batchsampler/internal/gemm"
 	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -36,11 +37,14 @@ type ConvOpts struct {
 // is first split into its stride phases so that the columns are shifted
 // block copies) and multiplies it by w with one float32 GEMM
 // (internal/gemm) per image written straight into the NCHW output, images
-// split between goroutines. The backward pass computes dX as a convolution of dY
-// with the rotated kernel when the stride is 1 (otherwise Wᵀ·dY followed
-// by col2im), and dW = Σ_images dY·colᵀ over a fixed number of image
-// chunks added in order, so every result is bit-identical from run to run
-// and for any GOMAXPROCS.
+// split between goroutines. With stride 1 in float32 on AVX-512 the column
+// matrix is not written: the GEMM reads its rows from a padded copy of the
+// image through a table of offsets (conv_implicit.go), with the same bits.
+// The backward pass computes dX as a convolution of dY with the rotated
+// kernel when the stride is 1 (otherwise Wᵀ·dY followed by col2im), and
+// dW = Σ_images dY·colᵀ over a fixed number of image chunks added in
+// order, so every result is bit-identical from run to run and for any
+// GOMAXPROCS.
 func Conv2D(x, w *gorgonia.Node, opts ConvOpts) (*gorgonia.Node, error) {
 	if x == nil || w == nil {
 		return nil, errors.New("ops: Conv2D: nil input")
@@ -361,6 +365,9 @@ func convForward[T float32 | float64](g convGeom, out, x, w []T) {
 		})
 		return
 	}
+	if tryImplicit(&g, out, x, w) {
+		return
+	}
 	per := K*P + g.planeSize()
 	buf := getScratch[T](workers * per)
 	defer putScratch(buf)
@@ -387,7 +394,12 @@ func convBackwardX[T float32 | float64](g convGeom, dx, w, dy []T) {
 		// KH−1−pad: an im2col of dY and one GEMM per image, no scatter.
 		rg := convGeom{n: g.n, c: g.o, h: g.ho, w: g.wo, o: g.c, kh: g.kh, kw: g.kw, stride: 1, pad: g.kh - 1 - g.pad, ho: g.h, wo: g.w}
 		K2, P2, kk := rg.k(), rg.p(), g.kh*g.kw
-		buf := getScratch[T](g.c*K2 + workers*K2*P2)
+		plan := implicitPlanFor(&rg)
+		colSize := K2 * P2
+		if _, f32 := any(w).([]float32); f32 && plan != nil {
+			colSize = 0
+		}
+		buf := getScratch[T](g.c*K2 + workers*colSize)
 		defer putScratch(buf)
 		wr := buf[:g.c*K2]
 		for o := 0; o < g.o; o++ {
@@ -398,6 +410,9 @@ func convBackwardX[T float32 | float64](g convGeom, dx, w, dy []T) {
 					dst[kk-1-j] = v
 				}
 			}
+		}
+		if colSize == 0 && tryImplicit(&rg, dx, dy, wr) {
+			return
 		}
 		cols := buf[g.c*K2:]
 		forEachTask(workers, g.n, func(wk, i int) {
@@ -428,12 +443,20 @@ func convBackwardW[T float32 | float64](g convGeom, dw, x, dy []T) {
 	chunks := min(g.n, dwChunks)
 	workers := numWorkers(chunks, g.macs())
 	colSize := K*P + g.planeSize()
-	if g.pointwise() {
+	plan := dwImplicit[T](&g)
+	switch {
+	case g.pointwise():
 		colSize = 0
+	case plan != nil:
+		// The padded image instead of its column matrix.
+		colSize = plan.size
 	}
 	buf := getScratch[T](chunks*oK + workers*colSize)
 	defer putScratch(buf)
 	partial := buf[:chunks*oK]
+	if plan != nil {
+		clear(buf[chunks*oK:])
+	}
 	forEachTask(workers, chunks, func(wk, ch int) {
 		p := partial[ch*oK : (ch+1)*oK]
 		col := buf[chunks*oK+wk*colSize : chunks*oK+(wk+1)*colSize]
@@ -446,6 +469,12 @@ func convBackwardW[T float32 | float64](g convGeom, dw, x, dy []T) {
 			xi, dyi := x[i*xs:(i+1)*xs], dy[i*ys:(i+1)*ys]
 			if g.pointwise() {
 				gemmBeta(false, true, g.o, g.c, P, dyi, P, xi, P, beta, p, g.c)
+				continue
+			}
+			if plan != nil {
+				xp := any(col).([]float32)
+				plan.fill(&g, any(xi).([]float32), xp)
+				igemm.SgemmDotIndirect(g.o, K, P, any(dyi).([]float32), P, xp, plan.offs, plan.chunks, float32(beta), any(p).([]float32), K)
 				continue
 			}
 			im2col(&g, xi, col[:K*P], P, col[K*P:])

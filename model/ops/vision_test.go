@@ -963,6 +963,17 @@ func TestVisionUsePreallocDo(t *testing.T) {
 }
 
 func TestScratchPoolReuses(t *testing.T) {
+	// Start from an empty pool: buffers left by earlier tests would be
+	// chosen first when they are the smallest large enough.
+	scratchPool.mu.Lock()
+	f32, f64 := scratchPool.f32, scratchPool.f64
+	scratchPool.f32, scratchPool.f64 = nil, nil
+	scratchPool.mu.Unlock()
+	defer func() {
+		scratchPool.mu.Lock()
+		scratchPool.f32, scratchPool.f64 = f32, f64
+		scratchPool.mu.Unlock()
+	}()
 	a := getScratch[float32](1000)
 	putScratch(a)
 	b := getScratch[float32](500)
