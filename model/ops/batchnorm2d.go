@@ -145,6 +145,14 @@ func sumProdDev64[T float32 | float64](g, x []T, m float64) (sg, sgx float64) {
 // is set, in one branch-free pass.
 func affine[T float32 | float64](dst, src []T, m, scale, b T, relu bool) {
 	dst = dst[:len(src)]
+	if d, ok := any(dst).([]float32); ok && haveKernels && len(d) > 0 {
+		r := 0
+		if relu {
+			r = 1
+		}
+		bnPlaneAffine32(&d[0], &any(src).([]float32)[0], len(d), any(m).(float32), any(scale).(float32), any(b).(float32), r)
+		return
+	}
 	if !relu {
 		for k, v := range src {
 			dst[k] = (v-m)*scale + b
@@ -405,6 +413,11 @@ func bn4Backward[T float32 | float64](fwd *BatchNormOp, out, x, gamma, dy, y []T
 				m1, m2 := T(fwd.gsdy[j]/cnt), T(fwd.gsdyx[j]/cnt)
 				xs := x[lo:hi]
 				xs = xs[:len(g)]
+				if d, ok := any(dst).([]float32); ok && haveKernels && len(d) > 0 {
+					bnPlaneDx32(&d[0], &any(g).([]float32)[0], &any(xs).([]float32)[0], len(d),
+						any(m).(float32), any(is).(float32), any(m1).(float32), any(m2).(float32), any(k).(float32))
+					continue
+				}
 				for e, v := range g {
 					xh := (xs[e] - m) * is
 					dst[e] = k * (v - m1 - xh*m2)

@@ -281,3 +281,109 @@ dx_next:
 dx_done:
 	VZEROUPPER
 	RET
+
+// BatchNorm2D's element-wise passes over one channel plane of n float32
+// values, 16 at a time and the last n % 16 under a mask: the scalar loops'
+// float32 operations in their order (no fused multiply-add), so every
+// value has their bits.
+
+// func bnPlaneAffine32(dst, src *float32, n int, m, scale, b float32, relu int)
+// dst[i] = (src[i]-m)*scale + b, then with relu != 0 the value with its
+// sign bit set becomes +0 (affine's bit trick: negative values, -0 and
+// NaN with the sign set).
+TEXT ·bnPlaneAffine32(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS m+24(FP), Z4
+	VBROADCASTSS scale+28(FP), Z5
+	VBROADCASTSS b+32(FP), Z6
+	MOVQ relu+40(FP), R8
+
+pa_loop:
+	CMPQ CX, $16
+	JLT  pa_tail
+	VMOVUPS (SI), Z1
+	VSUBPS Z4, Z1, Z1
+	VMULPS Z5, Z1, Z1
+	VADDPS Z6, Z1, Z1
+	TESTQ R8, R8
+	JZ   pa_store
+	VPSRAD $31, Z1, Z2
+	VPANDND Z1, Z2, Z1
+
+pa_store:
+	VMOVUPS Z1, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP  pa_loop
+
+pa_tail:
+	CMPQ CX, $0
+	JLE  pa_done
+	LOWMASK(K2)
+	VMOVUPS.Z (SI), K2, Z1
+	VSUBPS Z4, Z1, Z1
+	VMULPS Z5, Z1, Z1
+	VADDPS Z6, Z1, Z1
+	TESTQ R8, R8
+	JZ   pa_tstore
+	VPSRAD $31, Z1, Z2
+	VPANDND Z1, Z2, Z1
+
+pa_tstore:
+	VMOVUPS Z1, K2, (DI)
+
+pa_done:
+	VZEROUPPER
+	RET
+
+// func bnPlaneDx32(dst, gv, x *float32, n int, m, is, m1, m2, k float32)
+// dst[i] = k*((gv[i]-m1) - ((x[i]-m)*is)*m2); dst may be gv.
+TEXT ·bnPlaneDx32(SB), NOSPLIT, $0-52
+	MOVQ dst+0(FP), DI
+	MOVQ gv+8(FP), SI
+	MOVQ x+16(FP), DX
+	MOVQ n+24(FP), CX
+	VBROADCASTSS m+32(FP), Z4
+	VBROADCASTSS is+36(FP), Z5
+	VBROADCASTSS m1+40(FP), Z6
+	VBROADCASTSS m2+44(FP), Z7
+	VBROADCASTSS k+48(FP), Z8
+
+pd_loop:
+	CMPQ CX, $16
+	JLT  pd_tail
+	VMOVUPS (DX), Z1
+	VSUBPS Z4, Z1, Z1
+	VMULPS Z5, Z1, Z1
+	VMULPS Z7, Z1, Z1
+	VMOVUPS (SI), Z2
+	VSUBPS Z6, Z2, Z2
+	VSUBPS Z1, Z2, Z2
+	VMULPS Z8, Z2, Z2
+	VMOVUPS Z2, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP  pd_loop
+
+pd_tail:
+	CMPQ CX, $0
+	JLE  pd_done
+	LOWMASK(K2)
+	VMOVUPS.Z (DX), K2, Z1
+	VSUBPS Z4, Z1, Z1
+	VMULPS Z5, Z1, Z1
+	VMULPS Z7, Z1, Z1
+	VMOVUPS.Z (SI), K2, Z2
+	VSUBPS Z6, Z2, Z2
+	VSUBPS Z1, Z2, Z2
+	VMULPS Z8, Z2, Z2
+	VMOVUPS Z2, K2, (DI)
+
+pd_done:
+	VZEROUPPER
+	RET

@@ -43,6 +43,16 @@ func bnBwdSums32(sdy, sdyx, mean, invStd *float64, x, dy *float32, n, c int)
 //go:noescape
 func bnBwdDx32(out, x, dy *float32, mean, invStd, k, sdy, sdyx *float64, n, c int)
 
+// bnPlaneAffine32 and bnPlaneDx32 (batchnorm_amd64.s) are BatchNorm2D's
+// element-wise passes over one channel plane of n float32 values, affine's
+// and bn4Backward's scalar loops bit for bit.
+//
+//go:noescape
+func bnPlaneAffine32(dst, src *float32, n int, m, scale, b float32, relu int)
+
+//go:noescape
+func bnPlaneDx32(dst, gv, x *float32, n int, m, is, m1, m2, k float32)
+
 // reluInPlace32 and reluMask32 (bias_amd64.s) are reluInPlace and
 // reluMask for float32 on n values, bit-identical.
 //

@@ -26,6 +26,11 @@ func bnBwdDx32(out, x, dy *float32, mean, invStd, k, sdy, sdyx *float64, n, c in
 	panic("ops: no AVX-512")
 }
 
+func bnPlaneAffine32(dst, src *float32, n int, m, scale, b float32, relu int) {
+	panic("ops: no AVX-512")
+}
+func bnPlaneDx32(dst, gv, x *float32, n int, m, is, m1, m2, k float32) { panic("ops: no AVX-512") }
+
 func reluInPlace32(v *float32, n int)       { panic("ops: no AVX-512") }
 func reluMask32(out, y, dy *float32, n int) { panic("ops: no AVX-512") }
 
