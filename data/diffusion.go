@@ -338,69 +338,152 @@ func exactPPR(a SparseMatrix, alpha float64, emit func(r int, row []entry)) erro
 	return nil
 }
 
+// pprBlock is the number of source nodes seriesPPR propagates together:
+// the columns of its n×pprBlock blocks.
+const pprBlock = 8
+
 // seriesPPR computes the rows of the truncated series α Σ_t ((1−α)Â)^t
 // (see PPRDiffusion for the stopping rule) and hands them, in order, to
 // emit (by column; the slice is reused for the next row). Â is symmetric,
-// so row v is the column α Σ_t ((1−α)Â)^t e_v, propagated on its support
-// only.
+// so row v is the column α Σ_t ((1−α)Â)^t e_v.
+//
+// The columns of pprBlock consecutive sources are propagated together, as
+// an n×pprBlock block X: a term is X' = ((1−α)Â)·X, row j of X' the sum
+// over row j of (1−α)Â in column order, each entry a pprBlock-wide
+// multiply-add over contiguous memory, and α·X' is added to the sums as
+// soon as a row of X' is made. Only the rows within t hops of the block's
+// sources are computed at term t (the others are zero). Each column stops
+// at its own term, by the rule of PPRDiffusion, and its entries do not
+// depend on the other columns of its block: the exact zeros of rows that
+// no source of the column has reached leave its sums unchanged.
 func seriesPPR(a SparseMatrix, alpha, tol float64, emit func(r int, row []entry)) {
 	n := a.N
-	x := make([]float64, n)    // ((1−α)Â)^t e_v
-	next := make([]float64, n) // the following term
-	acc := make([]float64, n)  // α Σ of the terms so far
-	inSupport := make([]bool, n)
-	inNext := make([]bool, n)
-	inAcc := make([]bool, n)
-	var support, nextSupport, touched []int32
+	const B = pprBlock
+	w := make([]float64, len(a.Val)) // (1−α)Â
+	for k, v := range a.Val {
+		w[k] = (1 - alpha) * v
+	}
+	x := make([]float64, n*B)    // ((1−α)Â)^t e_v
+	next := make([]float64, n*B) // the following term
+	acc := make([]float64, n*B)  // α Σ of the terms so far
+	reached := make([]bool, n)   // rows that may be nonzero in x
+	var rows, frontier, grown []int32
 	var row []entry
-	for v := 0; v < n; v++ {
-		x[v], inSupport[v] = 1, true
-		support = append(support[:0], int32(v))
-		touched = append(touched[:0], int32(v)) // every index acc holds
-		inAcc[v] = true
-		for {
-			norm := 0.0
-			for _, i := range support {
-				acc[i] += alpha * x[i]
-				norm += x[i] * x[i]
+	for v0 := 0; v0 < n; v0 += B {
+		nb := min(B, n-v0)
+		rows, frontier = rows[:0], frontier[:0]
+		// am[b] is α while column b is summed, then 0.
+		var am [B]float64
+		for b := 0; b < nb; b++ {
+			x[(v0+b)*B+b] = 1
+			acc[(v0+b)*B+b] = alpha
+			am[b] = alpha
+			reached[v0+b] = true
+			rows = append(rows, int32(v0+b))
+			frontier = append(frontier, int32(v0+b))
+		}
+		// The first term, e_v, has norm 1.
+		left := nb
+		for b := 0; b < nb; b++ {
+			if 1-alpha <= tol {
+				am[b] = 0
+				left--
 			}
-			if (1-alpha)*math.Sqrt(norm) <= tol {
-				break
-			}
-			nextSupport = nextSupport[:0]
-			for _, i := range support {
-				xi := (1 - alpha) * x[i]
+		}
+		for left > 0 {
+			// The rows one hop further become reachable.
+			grown = grown[:0]
+			for _, i := range frontier {
 				for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
-					j := a.Col[k]
-					if !inNext[j] {
-						inNext[j] = true
-						nextSupport = append(nextSupport, j)
+					if j := a.Col[k]; !reached[j] {
+						reached[j] = true
+						grown = append(grown, j)
 					}
-					next[j] += a.Val[k] * xi
 				}
 			}
-			for _, i := range support {
-				x[i], inSupport[i] = 0, false
-			}
-			for _, j := range nextSupport {
-				x[j], next[j], inNext[j], inSupport[j] = next[j], 0, false, true
-				if !inAcc[j] {
-					inAcc[j] = true
-					touched = append(touched, j)
+			if len(grown) > 0 {
+				// In index order (a scan: cheaper than sorting).
+				rows = rows[:0]
+				for j, r := range reached {
+					if r {
+						rows = append(rows, int32(j))
+					}
 				}
 			}
-			support, nextSupport = nextSupport, support
+			frontier, grown = grown, frontier
+			var norm [B]float64
+			pprTerm(rows, a, w, x, next, acc, &am, &norm)
+			x, next = next, x
+			for b := 0; b < nb; b++ {
+				if am[b] != 0 && (1-alpha)*math.Sqrt(norm[b]) <= tol {
+					am[b] = 0
+					left--
+				}
+			}
 		}
-		row = row[:0]
-		for _, j := range touched {
-			row = append(row, entry{j, acc[j]})
-			acc[j], inAcc[j] = 0, false
+		for b := 0; b < nb; b++ {
+			row = row[:0]
+			for _, j := range rows {
+				if v := acc[int(j)*B+b]; v != 0 {
+					row = append(row, entry{j, v})
+				}
+			}
+			emit(v0+b, row)
 		}
-		for _, i := range support {
-			x[i], inSupport[i] = 0, false
+		for _, j := range rows {
+			clear(x[int(j)*B : int(j+1)*B])
+			clear(next[int(j)*B : int(j+1)*B])
+			clear(acc[int(j)*B : int(j+1)*B])
+			reached[j] = false
 		}
-		slices.SortFunc(row, func(p, q entry) int { return cmp.Compare(p.col, q.col) })
-		emit(v, row)
+	}
+}
+
+// pprTerm computes the rows of a term of seriesPPR: for every row j of
+// rows, next[j] = Σ_k w[k]·x[a.Col[k]] over row j of a (k in order, a
+// multiply and then an add per entry and lane), acc[j] += am·next[j] and
+// norm += next[j]², each a pprBlock-lane row. It checks that rows and a's
+// columns lie inside x, next and acc, then runs pprTermAVX512 where it can
+// (the same operations, the same bits).
+func pprTerm(rows []int32, a SparseMatrix, w, x, next, acc []float64, am, norm *[pprBlock]float64) {
+	const B = pprBlock
+	if len(rows) == 0 {
+		return
+	}
+	if len(x) < a.N*B || len(next) < a.N*B || len(acc) < a.N*B || len(w) < len(a.Col) || len(a.RowPtr) != a.N+1 {
+		panic("data: pprTerm: buffers shorter than the matrix")
+	}
+	for _, j := range rows {
+		if j < 0 || int(j) >= a.N {
+			panic("data: pprTerm: row out of range")
+		}
+	}
+	if havePPRKernel {
+		// The columns of a are in [0, N) (SparseMatrix.Validate; built by
+		// NormalizedAdjacency).
+		pprTermAVX512(&rows[0], len(rows), &a.RowPtr[0], &a.Col[0], &w[0], &x[0], &next[0], &acc[0], &am[0], &norm[0])
+		return
+	}
+	pprTermGo(rows, a, w, x, next, acc, am, norm)
+}
+
+// pprTermGo is pprTerm in Go.
+func pprTermGo(rows []int32, a SparseMatrix, w, x, next, acc []float64, am, norm *[pprBlock]float64) {
+	const B = pprBlock
+	for _, j := range rows {
+		var s [B]float64
+		for k := a.RowPtr[j]; k < a.RowPtr[j+1]; k++ {
+			wk, xc := w[k], (*[B]float64)(x[int(a.Col[k])*B:])
+			for b := range B {
+				s[b] += wk * xc[b]
+			}
+		}
+		*(*[B]float64)(next[int(j)*B:]) = s
+		aj := (*[B]float64)(acc[int(j)*B:])
+		for b := range B {
+			aj[b] += am[b] * s[b]
+			norm[b] += s[b] * s[b]
+		}
 	}
 }
 

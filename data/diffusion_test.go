@@ -1,6 +1,7 @@
 package data
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -354,5 +355,173 @@ func TestPPRDiffusionRejects(t *testing.T) {
 	s, err := PPRDiffusion(&Graph{}, DiffusionOptions{})
 	if err != nil || s.N != 0 || s.NNZ() != 0 {
 		t.Errorf("empty graph: %+v, %v", s, err)
+	}
+}
+
+// seriesPPRSupport is the per-source series seriesPPR replaced (2026-11-25),
+// kept as its reference: it computes the rows of the truncated series α Σ_t ((1−α)Â)^t
+// (see PPRDiffusion for the stopping rule) and hands them, in order, to
+// emit (by column; the slice is reused for the next row). Â is symmetric,
+// so row v is the column α Σ_t ((1−α)Â)^t e_v, propagated on its support
+// only.
+func seriesPPRSupport(a SparseMatrix, alpha, tol float64, emit func(r int, row []entry)) {
+	n := a.N
+	x := make([]float64, n)    // ((1−α)Â)^t e_v
+	next := make([]float64, n) // the following term
+	acc := make([]float64, n)  // α Σ of the terms so far
+	inSupport := make([]bool, n)
+	inNext := make([]bool, n)
+	inAcc := make([]bool, n)
+	var support, nextSupport, touched []int32
+	var row []entry
+	for v := 0; v < n; v++ {
+		x[v], inSupport[v] = 1, true
+		support = append(support[:0], int32(v))
+		touched = append(touched[:0], int32(v)) // every index acc holds
+		inAcc[v] = true
+		for {
+			norm := 0.0
+			for _, i := range support {
+				acc[i] += alpha * x[i]
+				norm += x[i] * x[i]
+			}
+			if (1-alpha)*math.Sqrt(norm) <= tol {
+				break
+			}
+			nextSupport = nextSupport[:0]
+			for _, i := range support {
+				xi := (1 - alpha) * x[i]
+				for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
+					j := a.Col[k]
+					if !inNext[j] {
+						inNext[j] = true
+						nextSupport = append(nextSupport, j)
+					}
+					next[j] += a.Val[k] * xi
+				}
+			}
+			for _, i := range support {
+				x[i], inSupport[i] = 0, false
+			}
+			for _, j := range nextSupport {
+				x[j], next[j], inNext[j], inSupport[j] = next[j], 0, false, true
+				if !inAcc[j] {
+					inAcc[j] = true
+					touched = append(touched, j)
+				}
+			}
+			support, nextSupport = nextSupport, support
+		}
+		row = row[:0]
+		for _, j := range touched {
+			row = append(row, entry{j, acc[j]})
+			acc[j], inAcc[j] = 0, false
+		}
+		for _, i := range support {
+			x[i], inSupport[i] = 0, false
+		}
+		slices.SortFunc(row, func(p, q entry) int { return cmp.Compare(p.col, q.col) })
+		emit(v, row)
+	}
+}
+
+// collectRows runs a series computation and returns its rows, copied.
+func collectRows(series func(SparseMatrix, float64, float64, func(int, []entry)), a SparseMatrix, alpha, tol float64) [][]entry {
+	rows := make([][]entry, a.N)
+	series(a, alpha, tol, func(r int, row []entry) { rows[r] = slices.Clone(row) })
+	return rows
+}
+
+// TestSeriesPPRMatchesPerSource compares the blocked series with the
+// per-source one it replaced (seriesPPRSupport): the same entries (the
+// nodes each source reaches) and the same values up to the order of the
+// sums, on random graphs with several components and on rewired cycles of
+// hundreds of nodes (the REDDIT-sized stand-in's kind), for sizes around
+// the block of 8 sources.
+func TestSeriesPPRMatchesPerSource(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var graphs []*Graph
+	for _, tc := range []struct{ n, m int }{{1, 0}, {7, 5}, {8, 12}, {9, 4}, {17, 40}, {64, 70}, {100, 400}} {
+		graphs = append(graphs, randomGraph(rng, tc.n, tc.m))
+	}
+	set, err := GenerateGraphs(SynthConfig{Graphs: 4, Classes: 2, MinNodes: 200, MaxNodes: 400, Noise: 0.1}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphs = append(graphs, set.Graphs...)
+	for gi, g := range graphs {
+		a, err := NormalizedAdjacency(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, alpha := range []float64{0.2, 0.05} {
+			got := collectRows(seriesPPR, a, alpha, DefaultSeriesTol)
+			want := collectRows(seriesPPRSupport, a, alpha, DefaultSeriesTol)
+			for r := range want {
+				if len(got[r]) != len(want[r]) {
+					t.Fatalf("graph %d (n=%d) α=%g row %d: %d entries, per-source %d", gi, g.NumNodes, alpha, r, len(got[r]), len(want[r]))
+				}
+				for k, e := range want[r] {
+					if got[r][k].col != e.col || math.Abs(got[r][k].val-e.val) > 1e-12*max(1, e.val) {
+						t.Fatalf("graph %d α=%g row %d entry %d: %+v, per-source %+v", gi, alpha, r, k, got[r][k], e)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPPRTermKernelMatchesGo compares pprTermAVX512 with pprTermGo bit for
+// bit on a random term (rows in index order, some columns stopped).
+func TestPPRTermKernelMatchesGo(t *testing.T) {
+	if !havePPRKernel {
+		t.Skip("no AVX-512")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	a, err := NormalizedAdjacency(randomGraph(rng, 300, 900))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const B = pprBlock
+	w := make([]float64, len(a.Val))
+	for k, v := range a.Val {
+		w[k] = 0.8 * v
+	}
+	x := make([]float64, a.N*B)
+	for i := range x {
+		x[i] = rng.Float64()
+	}
+	var rows []int32
+	for j := 0; j < a.N; j++ {
+		if rng.IntN(3) > 0 {
+			rows = append(rows, int32(j))
+		}
+	}
+	am := [B]float64{0.2, 0, 0.2, 0.2, 0, 0.2, 0.2, 0.2}
+	acc0 := make([]float64, a.N*B)
+	for i := range acc0 {
+		acc0[i] = rng.Float64()
+	}
+	var res [2]struct {
+		next, acc []float64
+		norm      [B]float64
+	}
+	for pass := range 2 {
+		next, acc := make([]float64, a.N*B), slices.Clone(acc0)
+		norm := [B]float64{1, 2, 3, 4, 5, 6, 7, 8}
+		if pass == 0 {
+			pprTermGo(rows, a, w, x, next, acc, &am, &norm)
+		} else {
+			pprTermAVX512(&rows[0], len(rows), &a.RowPtr[0], &a.Col[0], &w[0], &x[0], &next[0], &acc[0], &am[0], &norm[0])
+		}
+		res[pass].next, res[pass].acc, res[pass].norm = next, acc, norm
+	}
+	for i := range res[0].next {
+		if math.Float64bits(res[0].next[i]) != math.Float64bits(res[1].next[i]) || math.Float64bits(res[0].acc[i]) != math.Float64bits(res[1].acc[i]) {
+			t.Fatalf("element %d: next %v / %v, acc %v / %v (Go / AVX-512)", i, res[0].next[i], res[1].next[i], res[0].acc[i], res[1].acc[i])
+		}
+	}
+	if res[0].norm != res[1].norm {
+		t.Fatalf("norm %v, AVX-512 %v", res[0].norm, res[1].norm)
 	}
 }
