@@ -26,14 +26,7 @@ func useDot(transA, transB bool, m, n, k int) bool {
 // leftover rows (m mod 4) and columns (n mod 4) with the packed path.
 func sgemmDot(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	m4, n4 := m&^(dotRowBlk-1), n&^(dotRowBlk-1)
-	nblk := (k + kcDotMax - 1) / kcDotMax
-	kc := roundUp((k+nblk-1)/nblk, 16)
-	for p0 := 0; p0 < k; p0 += kc {
-		kb := min(kc, k-p0)
-		bet := beta
-		if p0 > 0 {
-			bet = 1
-		}
+	dotKBlocks(k, beta, func(p0, kb int, bet float32) {
 		// The 4 rows of B of one column block stay in L1 while the rows of
 		// A stream past them.
 		for j := 0; j < n4; j += dotRowBlk {
@@ -41,11 +34,26 @@ func sgemmDot(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb
 				dotKernel(kb, a[i*lda+p0:], lda, b[j*ldb+p0:], ldb, c[i*ldc+j:], ldc, alpha, bet)
 			}
 		}
-	}
+	})
 	if m4 < m {
 		sgemmPacked(false, true, m-m4, n, k, alpha, a[m4*lda:], lda, b, ldb, beta, c[m4*ldc:], ldc)
 	}
 	if n4 < n && m4 > 0 {
 		sgemmPacked(false, true, m4, n-n4, k, alpha, a, lda, b[n4*ldb:], ldb, beta, c[n4:], ldc)
+	}
+}
+
+// dotKBlocks calls f for each k block of the dot path in order: k split into
+// blocks of at most about kcDotMax, multiples of 16 but the last, and the
+// beta of each block (the caller's for the first, then 1).
+func dotKBlocks(k int, beta float32, f func(p0, kb int, bet float32)) {
+	nblk := (k + kcDotMax - 1) / kcDotMax
+	kc := roundUp((k+nblk-1)/nblk, 16)
+	for p0 := 0; p0 < k; p0 += kc {
+		bet := beta
+		if p0 > 0 {
+			bet = 1
+		}
+		f(p0, min(kc, k-p0), bet)
 	}
 }

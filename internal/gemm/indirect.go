@@ -161,20 +161,13 @@ func SgemmDotIndirect(m, n, k int, a []float32, lda int, b []float32, boffs, seg
 	if blo+slo < 0 || bhi+shi+16 > int64(len(b)) {
 		panic(fmt.Sprintf("gemm: SgemmDotIndirect: reads b[%d:%d], len(b)=%d", blo+slo, bhi+shi+16, len(b)))
 	}
-	nblk := (k + kcDotMax - 1) / kcDotMax
-	kc := roundUp((k+nblk-1)/nblk, 16)
-	for p0 := 0; p0 < k; p0 += kc {
-		kb := min(kc, k-p0)
-		bet := beta
-		if p0 > 0 {
-			bet = 1
-		}
+	dotKBlocks(k, beta, func(p0, kb int, bet float32) {
 		for j := 0; j < n; j += dotRowBlk {
 			for i := 0; i < m; i += dotRowBlk {
 				dotIndirect(kb, a[i*lda+p0:], lda, b, boffs[j:], seg[p0/16:], c[i*ldc+j:], ldc, bet)
 			}
 		}
-	}
+	})
 	return true
 }
 
