@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
+	igemm "github.com/batchsampler-go/batchsampler/internal/gemm"
+	"github.com/batchsampler-go/batchsampler/model/ops"
 )
 
 // embedChunkNodes is the target number of nodes in one chunk of Embed:
@@ -127,29 +127,22 @@ func (m *GIN) projectEval(emb []float32, n int) ([]float32, error) {
 	return out, nil
 }
 
-// linear computes out = act(x·W + b) for x (n×in), W (in×outDim). The rows
-// go to the GEMM in blocks of 64 so that gonum's GEMM stays serial inside a
-// call (Embed already runs one chunk per core).
+// linear computes out = act(x·W + b) for x (n×in), W (in×outDim), on the
+// calling goroutine (Embed already runs one chunk per core), with the bits
+// of gonum's blas32.Gemm that it used before: gemm.SgemmAxpyNN.
 func linear(x []float32, n, in int, w, b []float32, outDim int, out []float32, relu bool) {
 	for i := 0; i < n; i++ {
 		copy(out[i*outDim:(i+1)*outDim], b)
 	}
-	if in > 0 && outDim > 0 {
-		for r0 := 0; r0 < n; r0 += 64 {
-			r1 := min(r0+64, n)
-			blas32.Gemm(blas.NoTrans, blas.NoTrans, 1,
-				blas32.General{Rows: r1 - r0, Cols: in, Stride: in, Data: x[r0*in : r1*in]},
-				blas32.General{Rows: in, Cols: outDim, Stride: outDim, Data: w},
-				1, blas32.General{Rows: r1 - r0, Cols: outDim, Stride: outDim, Data: out[r0*outDim : r1*outDim]})
-		}
+	if outDim == 0 {
+		return
 	}
 	if relu {
-		for i, v := range out[:n*outDim] {
-			if v < 0 {
-				out[i] = 0
-			}
-		}
+		// The ReLU (v < 0 → 0) on the values still in registers.
+		igemm.SgemmAxpyNNReLU(n, outDim, in, x, in, w, outDim, out, outDim)
+		return
 	}
+	igemm.SgemmAxpyNN(n, outDim, in, x, in, w, outDim, out, outDim)
 }
 
 // embedScratch holds one worker's buffers, grown as needed.
@@ -189,20 +182,13 @@ func (s *embedScratch) run(batch *GraphBatch, layers []evalLayer, hidden, g0, g1
 		linear(s.agg, n, f, el.w1, el.b1, hidden, s.t, true)
 		s.u = grow(s.u, n*hidden)
 		linear(s.t, n, hidden, el.w2, el.b2, hidden, s.u, true)
-		for v := 0; v < n; v++ {
-			row := s.u[v*hidden : v*hidden+hidden]
-			for j, x := range row {
-				row[j] = x*el.bnScale[j] + el.bnShift[j]
-			}
-		}
+		// BatchNorm with the running statistics: u·scale + shift per row.
+		ops.ScaleShiftRows(s.u[:n*hidden], el.bnScale, el.bnShift)
+		// Sum pooling: each graph's rows added in order into its slot.
 		for g := g0; g < g1; g++ {
 			dst := out[(g-g0)*e+l*hidden : (g-g0)*e+(l+1)*hidden]
-			for v := int(batch.GraphPtr[g]) - n0; v < int(batch.GraphPtr[g+1])-n0; v++ {
-				row := s.u[v*hidden : v*hidden+hidden]
-				for j, x := range row {
-					dst[j] += x
-				}
-			}
+			v0, v1 := int(batch.GraphPtr[g])-n0, int(batch.GraphPtr[g+1])-n0
+			ops.AddRows(dst, s.u[v0*hidden:v1*hidden])
 		}
 		// The next layer reads u; swap buffers so u can be rewritten.
 		s.h, s.u = s.u, s.h

@@ -88,6 +88,24 @@ func dotIndirect(k int, a []float32, lda int, b []float32, boffs, seg []int32, c
 	dot4x4AVX512(k, &a[0], lda, &b[0], 0, &boffs[0], &seg[0], &c[0], ldc, 1, beta)
 }
 
+// haveAxpyKernel reports whether axpyRows64 can run (AVX-512 F). Tests
+// turn it off to run the Go loop.
+var haveAxpyKernel = cpu.X86.HasAVX512F
+
+//go:noescape
+func axpyRows64AVX512(m, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, masks *uint16, relu int)
+
+// axpyRows64 runs axpyRows64AVX512 on the columns masks select of the
+// first 64 of B and C; SgemmAxpyNN has checked the sizes (the masked-off
+// columns are not touched).
+func axpyRows64(m, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, masks *[4]uint16, relu bool) {
+	r := 0
+	if relu {
+		r = 1
+	}
+	axpyRows64AVX512(m, k, &a[0], lda, &b[0], ldb, &c[0], ldc, &masks[0], r)
+}
+
 // The assembly packers (kernel_amd64.s, AVX2): copy16AVX2 copies kb rows of
 // 16 floats (stride lds) into a panel, gather16AVX2 and gather6AVX2
 // transpose 16, resp. 6, rows of kb floats (kb a multiple of 8).

@@ -739,3 +739,89 @@ dotupdate:
 	DOTUPDATE(3)
 	VZEROUPPER
 	RET
+
+// One group of 16 columns of axpyRows64AVX512: Zc += (a·B row)[q], the
+// product under mask k (zero outside it).
+#define AXPYGROUP(off, k, zc) \
+	VMULPS.Z off(BX), Z31, k, Z16 \
+	VADDPS Z16, zc, zc
+
+// func axpyRows64AVX512(m, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, masks *uint16, relu int)
+//
+// For r < m: C[r][0:64] += Σ_{l<k, A[r][l] != 0} A[r][l]·B[l][0:64] in order
+// of l, a multiply and then an add per lane (gonum's serial kernel: an axpy
+// of B's row l for every nonzero A[r][l]); with relu != 0 the values below
+// zero then become +0 (−0 and NaN stay). masks[q] selects the columns of
+// group q (16 columns each); the others are neither read nor written.
+TEXT ·axpyRows64AVX512(SB), NOSPLIT, $0-80
+	MOVQ masks+64(FP), AX
+	KMOVW (AX), K1
+	KMOVW 2(AX), K2
+	KMOVW 4(AX), K3
+	KMOVW 6(AX), K4
+	MOVQ m+0(FP), CX
+	MOVQ a+16(FP), R9
+	MOVQ lda+24(FP), R10
+	SHLQ $2, R10
+	MOVQ ldb+40(FP), R11
+	SHLQ $2, R11
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R12
+	SHLQ $2, R12
+	TESTQ CX, CX
+	JZ   axdone
+
+axrow:
+	VMOVUPS.Z (DX), K1, Z0
+	VMOVUPS.Z 64(DX), K2, Z1
+	VMOVUPS.Z 128(DX), K3, Z2
+	VMOVUPS.Z 192(DX), K4, Z3
+	MOVQ R9, SI
+	MOVQ b+32(FP), BX
+	MOVQ k+8(FP), R8
+	TESTQ R8, R8
+	JZ   axstore
+
+axl:
+	MOVL (SI), AX
+	ANDL $0x7fffffff, AX
+	JZ   axskip
+	VBROADCASTSS (SI), Z31
+	AXPYGROUP(0, K1, Z0)
+	AXPYGROUP(64, K2, Z1)
+	AXPYGROUP(128, K3, Z2)
+	AXPYGROUP(192, K4, Z3)
+
+axskip:
+	ADDQ $4, SI
+	ADDQ R11, BX
+	DECQ R8
+	JNZ  axl
+
+axstore:
+	MOVQ relu+72(FP), AX
+	TESTQ AX, AX
+	JZ   axput
+	VPXORD Z30, Z30, Z30
+	VCMPPS $1, Z30, Z0, K5
+	VMOVUPS Z30, K5, Z0
+	VCMPPS $1, Z30, Z1, K5
+	VMOVUPS Z30, K5, Z1
+	VCMPPS $1, Z30, Z2, K5
+	VMOVUPS Z30, K5, Z2
+	VCMPPS $1, Z30, Z3, K5
+	VMOVUPS Z30, K5, Z3
+
+axput:
+	VMOVUPS Z0, K1, (DX)
+	VMOVUPS Z1, K2, 64(DX)
+	VMOVUPS Z2, K3, 128(DX)
+	VMOVUPS Z3, K4, 192(DX)
+	ADDQ R10, R9
+	ADDQ R12, DX
+	DECQ CX
+	JNZ  axrow
+
+axdone:
+	VZEROUPPER
+	RET

@@ -30,3 +30,9 @@ func kernIndirect(k int, a, b []float32, offs []int32, c []float32, ldc, rows in
 func dotIndirect(k int, a []float32, lda int, b []float32, boffs, seg []int32, c []float32, ldc int, beta float32) {
 	panic("gemm: dotIndirect without AVX-512")
 }
+
+var haveAxpyKernel = false
+
+func axpyRows64(m, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, masks *[4]uint16, relu bool) {
+	panic("gemm: axpyRows64 without AVX-512")
+}
