@@ -148,6 +148,37 @@ type NeighbourStatistics struct {
 	MaxInDegree    int     // largest number of edges pointing at one node
 }
 
+// edgeDots appends to dst, for every v of nb in order, the dot product of
+// rows v and i of e in float64, summed in order of the coordinates (a
+// multiply, then an add): 16 edges at a time on AVX-512, the rest in Go,
+// with the same bits.
+func edgeDots(dst []float64, e Embeddings, i int, nb []int32) []float64 {
+	ri := e.Row(i)
+	q := 0
+	if haveDots16 && e.D > 0 && len(e.Data) <= math.MaxInt32 {
+		var offs [16]int32
+		var out [16]float64
+		for ; q+16 <= len(nb); q += 16 {
+			for t, v := range nb[q : q+16] {
+				if v < 0 || int(v) >= e.N {
+					panic("sampler: edgeDots: neighbour out of range")
+				}
+				offs[t] = v * int32(e.D)
+			}
+			dots16F64(e.D, &ri[0], &e.Data[0], &offs[0], &out[0])
+			dst = append(dst, out[:]...)
+		}
+	}
+	for _, v := range nb[q:] {
+		var s float64
+		for k, x := range e.Row(int(v)) {
+			s += float64(x) * float64(ri[k])
+		}
+		dst = append(dst, s)
+	}
+	return dst
+}
+
 // MaxStatEdges bounds the edges NeighbourStats scores, so that the
 // diagnostic stays cheap on large graphs (139k nodes × K = 500 would be
 // 7·10⁷ cosines).
@@ -185,15 +216,13 @@ func NeighbourStats(g *Graph, e Embeddings, labels []int) (NeighbourStatistics, 
 		}
 	}
 	var cos, agree float64
+	var dots []float64
 	for j := 0; j < nodes; j++ {
 		i := j * g.N / nodes
-		ri := e.Row(i)
-		for _, v := range g.Neighbours(i) {
-			var s float64
-			for k, x := range e.Row(int(v)) {
-				s += float64(x) * float64(ri[k])
-			}
-			cos += s * invNorm[i] * invNorm[v]
+		nb := g.Neighbours(i)
+		dots = edgeDots(dots[:0], e, i, nb)
+		for q, v := range nb {
+			cos += dots[q] * invNorm[i] * invNorm[v]
 			if labels != nil && labels[i] == labels[v] {
 				agree++
 			}
