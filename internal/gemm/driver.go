@@ -33,6 +33,10 @@ const (
 	levelAVX512        // AVX-512 16×16 micro-kernel (amd64)
 )
 
+// useDirectA lets the micro-kernel read full panels of an untransposed A in
+// place (kernelSet.directA); tests turn it off to compare with packing.
+var useDirectA = true
+
 // level selects the kernel set, bestLevel (the fastest this CPU and build
 // support) by default. Tests lower it to exercise every kernel.
 var level = bestLevel
@@ -52,6 +56,14 @@ type kernelSet struct {
 	// strided, if not nil, is kernel reading B in place (row stride ldb)
 	// instead of from a packed panel.
 	strided func(k int, a, b []float32, ldb int, c []float32, ldc, rows int, alpha, beta float32)
+	// directA, if not nil, is kernel reading a full panel of mr rows of an
+	// untransposed A in place (row stride lda) instead of a packed panel,
+	// and B with row stride ldb (nr for a packed panel, or B in place).
+	directA func(k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, alpha, beta float32)
+	// stridedA, if not nil, is kernel reading a transposed A in place: the
+	// mr values of step l at a[l*astep] (a full panel), B with row stride
+	// ldb (nr for a packed panel, or B in place).
+	stridedA func(k int, a []float32, astep int, b []float32, ldb int, c []float32, ldc, rows int, alpha, beta float32)
 }
 
 // Tile shape of the AVX2 micro-kernel; also the split granularity of
@@ -152,6 +164,13 @@ func sgemmPacked(transA, transB bool, m, n, k int, alpha float32, a []float32, l
 	rowsOuter := kc <= shortK && n > nr
 	panelOnly := m <= mc && !rowsOuter
 	direct := !rowsOuter && !transB && m <= directMaxPanels*mr && ks.strided != nil
+	// Full row panels of an untransposed A are read in place when every
+	// column panel is full (no edge tile needs a packed A); with short k
+	// an untransposed B is then read in place too (inPlaceB).
+	directA := useDirectA && ks.directA != nil && !transA && n%nr == 0
+	// A transposed A's full panels are read in place the same way.
+	stridedA := useDirectA && ks.stridedA != nil && transA && n%nr == 0
+	inPlaceB := rowsOuter && (directA || stridedA) && !transB && ks.strided != nil
 	pb := aligned(&ws.bbuf, kc*nr)
 	if !panelOnly {
 		pb = aligned(&ws.bbuf, kc*nc)
@@ -173,15 +192,40 @@ func sgemmPacked(transA, transB bool, m, n, k int, alpha float32, a []float32, l
 				if rowsOuter {
 					for ir := 0; ir < mb; ir += mr {
 						mh := min(mr, mb-ir)
+						dA := directA && mh == mr
+						sA := stridedA && mh == mr
 						ap := pa[:kb*mr]
-						packA(ks, transA, ap, a, lda, ic+ir, mh, pc, kb)
+						if !dA && !sA {
+							packA(ks, transA, ap, a, lda, ic+ir, mh, pc, kb)
+						}
 						for jr := 0; jr < nb; jr += nr {
 							nw := min(nr, nb-jr)
+							cp := c[(ic+ir)*ldc+jc+jr:]
+							if inPlaceB {
+								bo := pc*ldb + jc + jr
+								switch {
+								case dA:
+									ks.directA(kb, a[(ic+ir)*lda+pc:], lda, b[bo:], ldb, cp, ldc, alpha, bet)
+								case sA:
+									ks.stridedA(kb, a[pc*lda+ic+ir:], lda, b[bo:], ldb, cp, ldc, mh, alpha, bet)
+								default:
+									ks.strided(kb, ap, b[bo:], ldb, cp, ldc, mh, alpha, bet)
+								}
+								continue
+							}
 							bp := pb[jr*kb : (jr+nr)*kb]
 							if ic == 0 && ir == 0 {
 								packB(ks, transB, bp, b, ldb, pc, kb, jc+jr, nw)
 							}
-							microTile(ks, kb, ap, bp, c[(ic+ir)*ldc+jc+jr:], ldc, mh, nw, alpha, bet, tile)
+							if dA {
+								ks.directA(kb, a[(ic+ir)*lda+pc:], lda, bp, nr, cp, ldc, alpha, bet)
+								continue
+							}
+							if sA {
+								ks.stridedA(kb, a[pc*lda+ic+ir:], lda, bp, nr, cp, ldc, mh, alpha, bet)
+								continue
+							}
+							microTile(ks, kb, ap, bp, cp, ldc, mh, nw, alpha, bet, tile)
 						}
 					}
 					continue
@@ -198,11 +242,20 @@ func sgemmPacked(transA, transB bool, m, n, k int, alpha float32, a []float32, l
 						bo := pc*ldb + jc + jr
 						for ir := 0; ir < mb; ir += mr {
 							mh := min(mr, mb-ir)
+							cp := c[(ic+ir)*ldc+jc+jr:]
+							if directA && mh == mr {
+								ks.directA(kb, a[(ic+ir)*lda+pc:], lda, b[bo:], ldb, cp, ldc, alpha, bet)
+								continue
+							}
+							if stridedA && mh == mr {
+								ks.stridedA(kb, a[pc*lda+ic+ir:], lda, b[bo:], ldb, cp, ldc, mh, alpha, bet)
+								continue
+							}
 							ap := pa[ir*kb : (ir+mr)*kb]
 							if jr == 0 {
 								packA(ks, transA, ap, a, lda, ic+ir, mh, pc, kb)
 							}
-							ks.strided(kb, ap, b[bo:], ldb, c[(ic+ir)*ldc+jc+jr:], ldc, mh, alpha, bet)
+							ks.strided(kb, ap, b[bo:], ldb, cp, ldc, mh, alpha, bet)
 						}
 						continue
 					}
@@ -211,11 +264,20 @@ func sgemmPacked(transA, transB bool, m, n, k int, alpha float32, a []float32, l
 					}
 					for ir := 0; ir < mb; ir += mr {
 						mh := min(mr, mb-ir)
+						cp := c[(ic+ir)*ldc+jc+jr:]
+						if directA && mh == mr {
+							ks.directA(kb, a[(ic+ir)*lda+pc:], lda, bp, nr, cp, ldc, alpha, bet)
+							continue
+						}
+						if stridedA && mh == mr {
+							ks.stridedA(kb, a[pc*lda+ic+ir:], lda, bp, nr, cp, ldc, mh, alpha, bet)
+							continue
+						}
 						ap := pa[ir*kb : (ir+mr)*kb]
 						if jr == 0 {
 							packA(ks, transA, ap, a, lda, ic+ir, mh, pc, kb)
 						}
-						microTile(ks, kb, ap, bp, c[(ic+ir)*ldc+jc+jr:], ldc, mh, nw, alpha, bet, tile)
+						microTile(ks, kb, ap, bp, cp, ldc, mh, nw, alpha, bet, tile)
 					}
 				}
 			}

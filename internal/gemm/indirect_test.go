@@ -213,3 +213,39 @@ func TestSgemmDotIndirectMatchesSgemm(t *testing.T) {
 		}
 	}
 }
+
+// TestSgemmDirectAMatchesPacked: reading full row panels of A in place
+// (rows of an untransposed A, steps of a transposed one; with short k an
+// untransposed B too) gives the bits of packing them, on both loop orders (k ≤ 64 and k > 64), with B
+// untransposed and transposed, partial row panels, several k blocks and
+// alpha, beta other than 1.
+func TestSgemmDirectAMatchesPacked(t *testing.T) {
+	if Backend() != "avx512" {
+		t.Skipf("no direct-A kernel with the %s backend", Backend())
+	}
+	defer func() { useDirectA = true }()
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, transA := range []bool{false, true} {
+		for _, transB := range []bool{false, true} {
+			for _, m := range []int{16, 40, 64, 200} {
+				for _, n := range []int{16, 32, 48, 200} {
+					for _, k := range []int{1, 5, 32, 37, 64, 65, 400, 800} {
+						for _, ab := range [][2]float32{{1, 0}, {1, 1}, {0.5, 0.25}} {
+							p := newProblem(rng, transA, transB, m, n, k, ab[0], ab[1], ab[1] == 0)
+							useDirectA = false
+							want := p.run(Sgemm)
+							useDirectA = true
+							got := p.run(Sgemm)
+							for i := range want {
+								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("transA=%t transB=%t m=%d n=%d k=%d alpha,beta=%v: C[%d] = %v in place, %v packed", transA, transB, m, n, k, ab, i, got[i], want[i])
+								}
+							}
+							p.check(t, fmt.Sprintf("direct A transA=%t transB=%t m%d n%d k%d", transA, transB, m, n, k), got)
+						}
+					}
+				}
+			}
+		}
+	}
+}

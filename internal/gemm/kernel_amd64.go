@@ -20,7 +20,7 @@ var bestLevel = func() int {
 var kernelSets = []kernelSet{
 	levelGo:     {name: "go", mr: mr6, nr: nr16},
 	levelAVX2:   {name: "avx2", mr: mr6, nr: nr16, kernel: kernelAVX2},
-	levelAVX512: {name: "avx512", mr: 16, nr: 16, kernel: kernelAVX512, strided: kernelAVX512Strided},
+	levelAVX512: {name: "avx512", mr: 16, nr: 16, kernel: kernelAVX512, strided: kernelAVX512Strided, directA: kernelAVX512DirectA, stridedA: kernelAVX512StridedA},
 }
 
 // kern6x16AVX2 and kern16x16AVX512 are the micro-kernels in kernel_amd64.s;
@@ -30,7 +30,7 @@ var kernelSets = []kernelSet{
 func kern6x16AVX2(k int, a, b, c *float32, ldc, rows int, alpha, beta float32)
 
 //go:noescape
-func kern16x16AVX512(k int, a, b *float32, ldb int, offs *int32, c *float32, ldc, rows int, alpha, beta float32)
+func kern16x16AVX512(k int, a, b *float32, ldb int, offs *int32, lda, astep int, c *float32, ldc, rows int, alpha, beta float32)
 
 func kernelAVX2(k int, a, b, c []float32, ldc, rows int, alpha, beta float32) {
 	_ = a[k*6-1]
@@ -43,7 +43,25 @@ func kernelAVX512(k int, a, b, c []float32, ldc, rows int, alpha, beta float32) 
 	_ = a[k*16-1]
 	_ = b[k*16-1]
 	_ = c[(rows-1)*ldc+15]
-	kern16x16AVX512(k, &a[0], &b[0], 16, nil, &c[0], ldc, rows, alpha, beta)
+	kern16x16AVX512(k, &a[0], &b[0], 16, nil, 0, 0, &c[0], ldc, rows, alpha, beta)
+}
+
+// kernelAVX512DirectA is kernelAVX512 reading 16 rows of A in place (row r
+// at a[r*lda]) and B with row stride ldb (16 for a packed panel).
+func kernelAVX512DirectA(k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, alpha, beta float32) {
+	_ = a[15*lda+k-1]
+	_ = b[(k-1)*ldb+15]
+	_ = c[15*ldc+15]
+	kern16x16AVX512(k, &a[0], &b[0], ldb, nil, lda, 0, &c[0], ldc, 16, alpha, beta)
+}
+
+// kernelAVX512StridedA is kernelAVX512 reading a transposed A in place —
+// step l's 16 values at a[l*astep:] — and B with row stride ldb.
+func kernelAVX512StridedA(k int, a []float32, astep int, b []float32, ldb int, c []float32, ldc, rows int, alpha, beta float32) {
+	_ = a[(k-1)*astep+15]
+	_ = b[(k-1)*ldb+15]
+	_ = c[(rows-1)*ldc+15]
+	kern16x16AVX512(k, &a[0], &b[0], ldb, nil, 0, astep, &c[0], ldc, rows, alpha, beta)
 }
 
 // kernelAVX512Strided is kernelAVX512 reading B in place: row l of the
@@ -52,7 +70,7 @@ func kernelAVX512Strided(k int, a, b []float32, ldb int, c []float32, ldc, rows 
 	_ = a[k*16-1]
 	_ = b[(k-1)*ldb+15]
 	_ = c[(rows-1)*ldc+15]
-	kern16x16AVX512(k, &a[0], &b[0], ldb, nil, &c[0], ldc, rows, alpha, beta)
+	kern16x16AVX512(k, &a[0], &b[0], ldb, nil, 0, 0, &c[0], ldc, rows, alpha, beta)
 }
 
 // haveIndirect reports whether kernIndirect exists (amd64).
@@ -61,7 +79,7 @@ const haveIndirect = true
 // kernIndirect is the AVX-512 micro-kernel (alpha 1) reading row l of B at
 // b[offs[l]], l < k; SgemmIndirect has checked the bounds.
 func kernIndirect(k int, a, b []float32, offs []int32, c []float32, ldc, rows int, beta float32) {
-	kern16x16AVX512(k, &a[0], &b[0], 0, &offs[0], &c[0], ldc, rows, 1, beta)
+	kern16x16AVX512(k, &a[0], &b[0], 0, &offs[0], 0, 0, &c[0], ldc, rows, 1, beta)
 }
 
 // dot4x4AVX512 (kernel_amd64.s) computes the 4×4 tile C = alpha·A·Bᵀ +

@@ -345,6 +345,28 @@ padone:
 	VFMADD231PS.BCST aoff+56(SI), zb, Z14 \
 	VFMADD231PS.BCST aoff+60(SI), zb, Z15
 
+// STEP16 for A read in place: the 16 A elements of step l are broadcast
+// from rows 4q+s at (SI, DI, R8, R9 for q) + s·lda (R12 = lda, R13 = 3·lda
+// in bytes), byte offset aoff into the rows.
+#define STEP16D(aoff, baddr, zb) \
+	VMOVUPS baddr, zb \
+	VFMADD231PS.BCST aoff(SI), zb, Z0 \
+	VFMADD231PS.BCST aoff(SI)(R12*1), zb, Z1 \
+	VFMADD231PS.BCST aoff(SI)(R12*2), zb, Z2 \
+	VFMADD231PS.BCST aoff(SI)(R13*1), zb, Z3 \
+	VFMADD231PS.BCST aoff(DI), zb, Z4 \
+	VFMADD231PS.BCST aoff(DI)(R12*1), zb, Z5 \
+	VFMADD231PS.BCST aoff(DI)(R12*2), zb, Z6 \
+	VFMADD231PS.BCST aoff(DI)(R13*1), zb, Z7 \
+	VFMADD231PS.BCST aoff(R8), zb, Z8 \
+	VFMADD231PS.BCST aoff(R8)(R12*1), zb, Z9 \
+	VFMADD231PS.BCST aoff(R8)(R12*2), zb, Z10 \
+	VFMADD231PS.BCST aoff(R8)(R13*1), zb, Z11 \
+	VFMADD231PS.BCST aoff(R9), zb, Z12 \
+	VFMADD231PS.BCST aoff(R9)(R12*1), zb, Z13 \
+	VFMADD231PS.BCST aoff(R9)(R12*2), zb, Z14 \
+	VFMADD231PS.BCST aoff(R9)(R13*1), zb, Z15
+
 // Store (beta == 0) or update (C = T + beta·C, beta in Z17) one row of the
 // 16×16 tile, then advance to the next row or finish.
 #define STORE16(z) \
@@ -360,16 +382,20 @@ padone:
 	JZ   done16 \
 	ADDQ R9, DX
 
-// func kern16x16AVX512(k int, a, b *float32, ldb int, offs *int32, c *float32, ldc, rows int, alpha, beta float32)
+// func kern16x16AVX512(k int, a, b *float32, ldb int, offs *int32, lda, astep int, c *float32, ldc, rows int, alpha, beta float32)
 //
-// T = A·B for a packed A panel (k groups of 16 floats) and k rows of 16
-// floats of B: row l at b[l*ldb] (ldb 16 for a packed panel, or B in
-// place), or at b[offs[l]] when offs is not nil (an indirect B, e.g. the
-// shifted rows of a padded image); then C[r][0:16] = alpha·T[r] +
-// beta·C[r] for r < rows, C row-major with stride ldc (elements). C is not
-// read when beta == 0. Both ways of reading B run the same FMA sequence.
+// T = A·B for 16 rows of A and k rows of 16 floats of B; then
+// C[r][0:16] = alpha·T[r] + beta·C[r] for r < rows, C row-major with stride
+// ldc (elements). C is not read when beta == 0. A is a packed panel (k
+// groups of 16 floats) when lda and astep are 0; with astep != 0 the
+// groups are astep floats apart (a transposed A read in place); with
+// lda != 0 A is read in place by rows: row r at a[r*lda], all 16 rows. In
+// both in-place cases B is read with stride ldb. B row l is at
+// b[l*ldb] (ldb 16 for a packed panel, or B in place), or at b[offs[l]]
+// when offs is not nil (an indirect B, e.g. the shifted rows of a padded
+// image; A packed). Every way runs the same FMA sequence.
 // Registers: Z0-Z15 hold T (one ZMM per row), Z16-Z19 B rows.
-TEXT ·kern16x16AVX512(SB), NOSPLIT, $0-72
+TEXT ·kern16x16AVX512(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), BX
@@ -378,10 +404,10 @@ TEXT ·kern16x16AVX512(SB), NOSPLIT, $0-72
 	LEAQ (R11)(R11*2), R12 // 3·ldb
 	LEAQ (R11*4), R13      // 4·ldb
 	MOVQ offs+32(FP), DI
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R9
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), R9
 	SHLQ $2, R9
-	MOVQ rows+56(FP), R10
+	MOVQ rows+72(FP), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -402,6 +428,12 @@ TEXT ·kern16x16AVX512(SB), NOSPLIT, $0-72
 	SHRQ $2, AX
 	TESTQ DI, DI
 	JNZ  indirect16
+	MOVQ lda+40(FP), R8
+	TESTQ R8, R8
+	JNZ  directa16
+	MOVQ astep+48(FP), R8
+	TESTQ R8, R8
+	JNZ  strideda16
 	TESTQ AX, AX
 	JZ   tail16
 
@@ -458,9 +490,93 @@ iloop16x1:
 	ADDQ $4, DI
 	DECQ CX
 	JNZ  iloop16x1
+	JMP  epilogue16
+
+	// A in place: rows 4q..4q+3 at SI, DI, R8, R9 + {0, 1, 2, 3}·R12
+	// (R12 = lda, R13 = 3·lda in bytes); B with stride R11. C's pointer,
+	// stride and rows are reloaded for the epilogue.
+directa16:
+	SHLQ $2, R8
+	MOVQ R8, R12
+	LEAQ (R8)(R8*2), R13
+	LEAQ (SI)(R12*4), DI
+	LEAQ (DI)(R12*4), R8
+	LEAQ (R8)(R12*4), R9
+	TESTQ AX, AX
+	JZ   dtail16
+
+dloop16x4:
+	STEP16D(0, (BX), Z16)
+	ADDQ R11, BX
+	STEP16D(4, (BX), Z17)
+	ADDQ R11, BX
+	STEP16D(8, (BX), Z18)
+	ADDQ R11, BX
+	STEP16D(12, (BX), Z19)
+	ADDQ R11, BX
+	ADDQ $16, SI
+	ADDQ $16, DI
+	ADDQ $16, R8
+	ADDQ $16, R9
+	DECQ AX
+	JNZ  dloop16x4
+
+dtail16:
+	ANDQ $3, CX
+	JZ   dreload16
+
+dloop16x1:
+	STEP16D(0, (BX), Z16)
+	ADDQ R11, BX
+	ADDQ $4, SI
+	ADDQ $4, DI
+	ADDQ $4, R8
+	ADDQ $4, R9
+	DECQ CX
+	JNZ  dloop16x1
+
+dreload16:
+	MOVQ c+56(FP), DX
+	MOVQ ldc+64(FP), R9
+	SHLQ $2, R9
+	MOVQ rows+72(FP), R10
+	JMP  epilogue16
+
+	// A's groups of 16 floats R8 bytes apart, B with stride R11.
+strideda16:
+	SHLQ $2, R8
+	TESTQ AX, AX
+	JZ   stail16
+
+sloop16x4:
+	STEP16(0, (BX), Z16)
+	ADDQ R8, SI
+	ADDQ R11, BX
+	STEP16(0, (BX), Z17)
+	ADDQ R8, SI
+	ADDQ R11, BX
+	STEP16(0, (BX), Z18)
+	ADDQ R8, SI
+	ADDQ R11, BX
+	STEP16(0, (BX), Z19)
+	ADDQ R8, SI
+	ADDQ R11, BX
+	DECQ AX
+	JNZ  sloop16x4
+
+stail16:
+	ANDQ $3, CX
+	JZ   epilogue16
+
+sloop16x1:
+	STEP16(0, (BX), Z16)
+	ADDQ R8, SI
+	ADDQ R11, BX
+	DECQ CX
+	JNZ  sloop16x1
 
 epilogue16:
-	VBROADCASTSS alpha+64(FP), Z16
+	VBROADCASTSS alpha+80(FP), Z16
 	VMULPS Z16, Z0, Z0
 	VMULPS Z16, Z1, Z1
 	VMULPS Z16, Z2, Z2
@@ -477,7 +593,7 @@ epilogue16:
 	VMULPS Z16, Z13, Z13
 	VMULPS Z16, Z14, Z14
 	VMULPS Z16, Z15, Z15
-	MOVL beta+68(FP), AX
+	MOVL beta+84(FP), AX
 	ANDL $0x7fffffff, AX
 	JNZ  update16
 
@@ -500,7 +616,7 @@ epilogue16:
 	JMP  done16
 
 update16:
-	VBROADCASTSS beta+68(FP), Z17
+	VBROADCASTSS beta+84(FP), Z17
 	UPDATE16(Z0)
 	UPDATE16(Z1)
 	UPDATE16(Z2)
