@@ -12,11 +12,19 @@
 //   - On amd64 the micro-kernel is Go assembly (kernel_amd64.s), chosen from
 //     the CPU's features with golang.org/x/sys/cpu: 16×16 tiles with
 //     AVX-512, else 6×16 tiles with AVX2+FMA.
-//   - Two shortcuts for the thin products of small convolutions (AVX-512):
-//     an untransposed B used by at most 4 row panels is read in place
-//     instead of packed, and A·Bᵀ with at most 64 rows (a weight gradient
+//   - Shortcuts for thin products (AVX-512): an untransposed B used by at
+//     most 4 row panels is read in place instead of packed; full panels of
+//     A are read in place (rows of an untransposed A, steps of a
+//     transposed one) when every column panel is full, and with k <= 64 an
+//     untransposed B as well; A·Bᵀ with at most 64 rows (a weight gradient
 //     dY·colᵀ) is computed as 4×4 blocks of dot products along the
-//     contiguous rows of A and B, without packing (dot.go).
+//     contiguous rows of A and B, without packing (dot.go). Each element
+//     keeps the FMA chain of the packed path.
+//   - Products whose B is not stored as a matrix: SgemmIndirect and
+//     SgemmDotIndirect read B's rows through a table of offsets (the
+//     implicit GEMM of a stride-1 convolution, indirect.go).
+//   - SgemmAxpyNN reproduces gonum's blas32.Gemm bit for bit, 16 lanes at
+//     a time (axpy.go).
 //   - Elsewhere (other architectures, the purego build tag, or an amd64
 //     CPU without AVX2/FMA) Sgemm is gonum's pure-Go BLAS.
 //   - With the openblas build tag (cgo, Debian's libopenblas-dev) Sgemm calls
