@@ -22,11 +22,15 @@
 // Image encoders (a CIFAR ResNet), on [N,C,H,W] tensors:
 //
 //   - [Conv2D]: 2-D convolution without bias (im2col + GEMM per image,
-//     written straight into NCHW; 1×1 stride-1 convolutions skip im2col),
-//     with dX (skippable) and dW as further ops;
+//     written straight into NCHW; 1×1 stride-1 convolutions skip im2col,
+//     and other stride-1 ones read the columns from a padded copy of the
+//     image through a table of offsets, with the same bits), with dX
+//     (skippable) and dW as further ops;
 //   - [BatchNorm2D]: per-channel batch normalisation over N·H·W, the same
 //     [BNConfig] and [BatchNormOp] as [BatchNorm], optionally fused with a
 //     ReLU (BNConfig.ReLU);
+//   - [ScaleShiftRows] and [AddRows]: row kernels for the models'
+//     evaluation-mode passes outside the graph;
 //   - [ReLU] and [AddReLU] (the residual join relu(a+b)): tensors of any
 //     shape, gradients masked by the output's sign in one pass;
 //   - [GlobalAvgPool]: [N,C,H,W] → [N,C].

@@ -45,3 +45,15 @@ func ExampleConv2D() {
 	// (1, 1, 3, 3) [4 6 4 6 9 6 4 6 4]
 	// [4 6 4 6 9 6 4 6 4]
 }
+
+// ScaleShiftRows applies a per-column scale and shift (BatchNorm with its
+// running statistics folded in) to every row; AddRows sums rows (a graph's
+// sum pooling).
+func ExampleScaleShiftRows() {
+	x := []float32{1, 2, 3, 4} // two rows of two columns
+	ops.ScaleShiftRows(x, []float32{2, 10}, []float32{0.5, -1})
+	pooled := make([]float32, 2)
+	ops.AddRows(pooled, x)
+	fmt.Println(x, pooled)
+	// Output: [2.5 19 6.5 39] [9 58]
+}
