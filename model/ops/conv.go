@@ -411,7 +411,9 @@ func convBackwardX[T float32 | float64](g convGeom, dx, w, dy []T) {
 				}
 			}
 		}
-		if colSize == 0 && tryImplicit(&rg, dx, dy, wr) {
+		if colSize == 0 {
+			// The plan found above: no column matrix.
+			convImplicit(&rg, plan, any(dx).([]float32), any(dy).([]float32), any(wr).([]float32))
 			return
 		}
 		cols := buf[g.c*K2:]
