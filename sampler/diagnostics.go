@@ -150,26 +150,33 @@ type NeighbourStatistics struct {
 
 // edgeDots appends to dst, for every v of nb in order, the dot product of
 // rows v and i of e in float64, summed in order of the coordinates (a
-// multiply, then an add): 16 edges at a time on AVX-512, the rest in Go,
-// with the same bits.
-func edgeDots(dst []float64, e Embeddings, i int, nb []int32) []float64 {
+// multiply, then an add): on AVX-512 16 edges side by side (the last group
+// padded with row i, whose sums are dropped), else in Go, with the same
+// bits. sc holds the kernel's scratch between calls.
+func edgeDots(dst []float64, e Embeddings, i int, nb []int32, sc *dotScratch) []float64 {
 	ri := e.Row(i)
-	q := 0
-	if haveDots16 && e.D > 0 && len(e.Data) <= math.MaxInt32 {
-		var offs [16]int32
-		var out [16]float64
-		for ; q+16 <= len(nb); q += 16 {
-			for t, v := range nb[q : q+16] {
-				if v < 0 || int(v) >= e.N {
-					panic("sampler: edgeDots: neighbour out of range")
-				}
-				offs[t] = v * int32(e.D)
-			}
-			dots16F64(e.D, &ri[0], &e.Data[0], &offs[0], &out[0])
-			dst = append(dst, out[:]...)
+	if haveDots16 && e.D > 0 && len(nb) > 0 && len(e.Data) <= math.MaxInt32 {
+		groups := (len(nb) + 15) / 16
+		sc.ri = slices.Grow(sc.ri[:0], e.D)[:e.D]
+		sc.offs = slices.Grow(sc.offs[:0], 16*groups)[:16*groups]
+		sc.out = slices.Grow(sc.out[:0], 16*groups)[:16*groups]
+		for k, x := range ri {
+			sc.ri[k] = float64(x)
 		}
+		for t := range sc.offs {
+			v := int32(i)
+			if t < len(nb) {
+				v = nb[t]
+			}
+			if v < 0 || int(v) >= e.N {
+				panic("sampler: edgeDots: neighbour out of range")
+			}
+			sc.offs[t] = v * int32(e.D)
+		}
+		dots16F64(e.D, &sc.ri[0], &e.Data[0], &sc.offs[0], &sc.out[0], groups)
+		return append(dst, sc.out[:len(nb)]...)
 	}
-	for _, v := range nb[q:] {
+	for _, v := range nb {
 		var s float64
 		for k, x := range e.Row(int(v)) {
 			s += float64(x) * float64(ri[k])
@@ -177,6 +184,14 @@ func edgeDots(dst []float64, e Embeddings, i int, nb []int32) []float64 {
 		dst = append(dst, s)
 	}
 	return dst
+}
+
+// dotScratch is edgeDots' scratch: row i in float64, the neighbours' row
+// offsets and the kernel's sums, 16 per group.
+type dotScratch struct {
+	ri   []float64
+	offs []int32
+	out  []float64
 }
 
 // MaxStatEdges bounds the edges NeighbourStats scores, so that the
@@ -217,10 +232,11 @@ func NeighbourStats(g *Graph, e Embeddings, labels []int) (NeighbourStatistics, 
 	}
 	var cos, agree float64
 	var dots []float64
+	var sc dotScratch
 	for j := 0; j < nodes; j++ {
 		i := j * g.N / nodes
 		nb := g.Neighbours(i)
-		dots = edgeDots(dots[:0], e, i, nb)
+		dots = edgeDots(dots[:0], e, i, nb, &sc)
 		for q, v := range nb {
 			cos += dots[q] * invNorm[i] * invNorm[v]
 			if labels != nil && labels[i] == labels[v] {

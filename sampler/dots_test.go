@@ -14,7 +14,7 @@ func TestEdgeDotsMatchScalar(t *testing.T) {
 	orig := haveDots16
 	defer func() { haveDots16 = orig }()
 	r := rand.New(rand.NewPCG(18, 19))
-	for _, d := range []int{1, 7, 96, 128} {
+	for _, d := range []int{1, 7, 15, 16, 17, 33, 96, 128} {
 		for _, k := range []int{1, 15, 16, 17, 40} {
 			n := 300
 			e := Embeddings{N: n, D: d, Data: make([]float32, n*d)}
@@ -41,8 +41,9 @@ func TestEdgeDotsMatchScalar(t *testing.T) {
 					continue
 				}
 				haveDots16 = kernel
+				var sc dotScratch
 				for i := 0; i < n; i++ {
-					dots[pass] = edgeDots(dots[pass], e, i, g.Neighbours(i))
+					dots[pass] = edgeDots(dots[pass], e, i, g.Neighbours(i), &sc)
 				}
 				if res[pass], err = NeighbourStats(g, e, labels); err != nil {
 					t.Fatal(err)
