@@ -97,6 +97,12 @@ func bn4Forward[T float32 | float64](op *BatchNormOp, out, x, gamma, beta []T, n
 func sumShifted64[T float32 | float64](v []T, k float64) (s1, s2 float64) {
 	var a0, a1, a2, a3, b0, b1, b2, b3 float64
 	i := 0
+	if f, ok := any(v).([]float32); ok && haveKernels && len(f) >= 4 {
+		var acc [8]float64
+		sumShifted4x32(&f[0], len(f), k, &acc[0])
+		a0, a1, a2, a3, b0, b1, b2, b3 = acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]
+		i = len(f) &^ 3
+	}
 	for ; i+4 <= len(v); i += 4 {
 		d0, d1, d2, d3 := float64(v[i])-k, float64(v[i+1])-k, float64(v[i+2])-k, float64(v[i+3])-k
 		a0 += d0
@@ -122,6 +128,12 @@ func sumProdDev64[T float32 | float64](g, x []T, m float64) (sg, sgx float64) {
 	x = x[:len(g)]
 	var a0, a1, a2, a3, b0, b1, b2, b3 float64
 	i := 0
+	if f, ok := any(g).([]float32); ok && haveKernels && len(f) >= 4 {
+		var acc [8]float64
+		sumProdDev4x32(&f[0], &any(x).([]float32)[0], len(f), m, &acc[0])
+		a0, a1, a2, a3, b0, b1, b2, b3 = acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]
+		i = len(f) &^ 3
+	}
 	for ; i+4 <= len(g); i += 4 {
 		g0, g1, g2, g3 := float64(g[i]), float64(g[i+1]), float64(g[i+2]), float64(g[i+3])
 		a0 += g0
@@ -185,6 +197,12 @@ func maskedSums[T float32 | float64](out, y, dy, x []T, m float64) (sg, sgx floa
 		n := len(o)
 		yy, gg, xx = yy[:n], gg[:n], xx[:n]
 		i := 0
+		if haveKernels && n >= 4 {
+			var acc [8]float64
+			maskedSums4x32(&o[0], &yy[0], &gg[0], &xx[0], n, m, &acc[0])
+			a0, a1, a2, a3, b0, b1, b2, b3 = acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]
+			i = n &^ 3
+		}
 		for ; i+4 <= n; i += 4 {
 			g0 := math.Float32frombits(math.Float32bits(gg[i]) & positiveMask32(yy[i]))
 			g1 := math.Float32frombits(math.Float32bits(gg[i+1]) & positiveMask32(yy[i+1]))

@@ -119,3 +119,72 @@ cs_next:
 cs_done:
 	VZEROUPPER
 	RET
+
+// func reluAdd32(dst, a, b *float32, n int)
+// dst[i] = bits(a[i]+b[i]) &^ (int32(bits)>>31): reluTo's loop with b.
+TEXT ·reluAdd32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+
+ra_loop:
+	CMPQ CX, $16
+	JLT  ra_tail
+	VMOVUPS (SI), Z1
+	VADDPS (DX), Z1, Z1
+	VPSRAD $31, Z1, Z2
+	VPANDND Z1, Z2, Z1
+	VMOVDQU32 Z1, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP  ra_loop
+
+ra_tail:
+	CMPQ CX, $0
+	JLE  ra_done
+	LOWMASK(K1)
+	VMOVUPS.Z (SI), K1, Z1
+	VMOVUPS.Z (DX), K1, Z3
+	VADDPS Z3, Z1, Z1
+	VPSRAD $31, Z1, Z2
+	VPANDND Z1, Z2, Z1
+	VMOVDQU32 Z1, K1, (DI)
+
+ra_done:
+	VZEROUPPER
+	RET
+
+// func reluCopy32(dst, a *float32, n int)
+// dst[i] = bits(a[i]) &^ (int32(bits)>>31): reluTo's loop without b.
+TEXT ·reluCopy32(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+
+rc_loop:
+	CMPQ CX, $16
+	JLT  rc_tail
+	VMOVDQU32 (SI), Z1
+	VPSRAD $31, Z1, Z2
+	VPANDND Z1, Z2, Z1
+	VMOVDQU32 Z1, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP  rc_loop
+
+rc_tail:
+	CMPQ CX, $0
+	JLE  rc_done
+	LOWMASK(K1)
+	VMOVDQU32.Z (SI), K1, Z1
+	VPSRAD $31, Z1, Z2
+	VPANDND Z1, Z2, Z1
+	VMOVDQU32 Z1, K1, (DI)
+
+rc_done:
+	VZEROUPPER
+	RET

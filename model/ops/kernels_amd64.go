@@ -5,7 +5,7 @@ package ops
 import "golang.org/x/sys/cpu"
 
 // haveKernels: the AVX-512 kernels (spmm_amd64.s, prelu_amd64.s, bias_amd64.s,
-// batchnorm_amd64.s) can run.
+// batchnorm_amd64.s, bnsums_amd64.s) can run.
 var haveKernels = cpu.X86.HasAVX512F
 
 // wspmmRow32 and spmmRow32 compute one output row of WSpMM and SpMM:
@@ -62,8 +62,31 @@ func reluInPlace32(v *float32, n int)
 //go:noescape
 func reluMask32(out, y, dy *float32, n int)
 
+// reluAdd32 and reluCopy32 (bias_amd64.s) are reluTo's float32 loops with
+// and without b on n values, bit-identical.
+//
+//go:noescape
+func reluAdd32(dst, a, b *float32, n int)
+
+//go:noescape
+func reluCopy32(dst, a *float32, n int)
+
 // colSum32 (bias_amd64.s) adds the n rows of the n×c matrix x into out, in
 // row order: colSum's loop for float32, bit-identical.
 //
 //go:noescape
 func colSum32(out, x *float32, n, c int)
+
+// sumShifted4x32, sumProdDev4x32 and maskedSums4x32 (bnsums_amd64.s) do the
+// first n &^ 3 elements of sumShifted64, sumProdDev64 and maskedSums for
+// float32, leaving the four lanes of each sum in acc[0:4] and acc[4:8] in
+// the bits of the scalar loops' accumulators.
+//
+//go:noescape
+func sumShifted4x32(v *float32, n int, k float64, acc *float64)
+
+//go:noescape
+func sumProdDev4x32(gv, x *float32, n int, m float64, acc *float64)
+
+//go:noescape
+func maskedSums4x32(out, y, dy, x *float32, n int, m float64, acc *float64)

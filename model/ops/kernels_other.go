@@ -33,5 +33,13 @@ func bnPlaneDx32(dst, gv, x *float32, n int, m, is, m1, m2, k float32) { panic("
 
 func reluInPlace32(v *float32, n int)       { panic("ops: no AVX-512") }
 func reluMask32(out, y, dy *float32, n int) { panic("ops: no AVX-512") }
+func reluAdd32(dst, a, b *float32, n int)   { panic("ops: no AVX-512") }
+func reluCopy32(dst, a *float32, n int)     { panic("ops: no AVX-512") }
 
 func colSum32(out, x *float32, n, c int) { panic("ops: no AVX-512") }
+
+func sumShifted4x32(v *float32, n int, k float64, acc *float64)     { panic("ops: no AVX-512") }
+func sumProdDev4x32(gv, x *float32, n int, m float64, acc *float64) { panic("ops: no AVX-512") }
+func maskedSums4x32(out, y, dy, x *float32, n int, m float64, acc *float64) {
+	panic("ops: no AVX-512")
+}

@@ -56,6 +56,15 @@ func reluTo[T float32 | float64](dst, a, b []T) {
 		case []float32:
 			x := any(a[s:e]).([]float32)
 			d = d[:len(x)]
+			if haveKernels && len(x) > 0 {
+				if b == nil {
+					reluCopy32(&d[0], &x[0], len(x))
+				} else {
+					y := any(b[s:e]).([]float32)
+					reluAdd32(&d[0], &x[0], &y[:len(x)][0], len(x))
+				}
+				return
+			}
 			if b == nil {
 				for i, v := range x {
 					u := math.Float32bits(v)

@@ -30,8 +30,8 @@ func TestBranchlessReLU(t *testing.T) {
 	}
 }
 
-// TestReLUKernelsMatchScalar: the AVX-512 ReLU and ReLU-mask kernels give
-// the scalar loops' bits (signed zeros, NaNs of either sign, infinities,
+// TestReLUKernelsMatchScalar: the AVX-512 ReLU, ReLU-of-a-sum and ReLU-mask
+// kernels give the scalar loops' bits (signed zeros, NaNs of either sign, infinities,
 // denormals) for lengths around the 16-lane blocks.
 func TestReLUKernelsMatchScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 15))
@@ -43,13 +43,22 @@ func TestReLUKernelsMatchScalar(t *testing.T) {
 				y[i] = math.Float32frombits(0xffc00001) // a NaN with the sign bit set
 			}
 		}
-		var fwd, mask [2][]float32
+		var fwd, mask, to, add [2][]float32
 		for pass, kernels := range []bool{false, true} {
 			setKernels(kernels)
 			fwd[pass] = append([]float32(nil), y...)
 			reluInPlace(fwd[pass])
 			mask[pass] = make([]float32, n)
 			reluMask(mask[pass], y, dy)
+			to[pass], add[pass] = make([]float32, n), make([]float32, n)
+			reluTo(to[pass], y, nil)
+			reluTo(add[pass], y, dy)
+		}
+		if i := sameBits32(to[1], to[0]); i >= 0 {
+			t.Fatalf("n=%d: reluTo[%d] of %v = %v with the kernel, %v scalar", n, i, y[i], to[1][i], to[0][i])
+		}
+		if i := sameBits32(add[1], add[0]); i >= 0 {
+			t.Fatalf("n=%d: reluTo[%d] of %v + %v = %v with the kernel, %v scalar", n, i, y[i], dy[i], add[1][i], add[0][i])
 		}
 		if i := sameBits32(fwd[1], fwd[0]); i >= 0 {
 			t.Fatalf("n=%d: relu[%d] of %v = %v with the kernel, %v scalar", n, i, y[i], fwd[1][i], fwd[0][i])
