@@ -10,6 +10,37 @@
 // acc[0:4] (first sums) and acc[4:8] (second sums); the caller adds the
 // tail and combines the lanes. VEX instructions only (AVX2).
 
+// SHIFTED(off): d = v − k (Y15); a += d; b += d·d, for 4 values at off(SI).
+#define SHIFTED(off) \
+	VCVTPS2PD off(SI), Y2; \
+	VSUBPD Y15, Y2, Y2; \
+	VADDPD Y2, Y0, Y0; \
+	VMULPD Y2, Y2, Y3; \
+	VADDPD Y3, Y1, Y1
+
+// PRODDEV(off): a += g; b += g·(x − m), g at off(SI), x at off(DI).
+#define PRODDEV(off) \
+	VCVTPS2PD off(SI), Y2; \
+	VADDPD Y2, Y0, Y0; \
+	VCVTPS2PD off(DI), Y3; \
+	VSUBPD Y15, Y3, Y3; \
+	VMULPD Y3, Y2, Y3; \
+	VADDPD Y3, Y1, Y1
+
+// MASKED(off): g = dy (off(SI)) where int32(bits(y)) > 0 (y at off(R10)),
+// else +0; out (off(R9)) = g; then PRODDEV's sums.
+#define MASKED(off) \
+	VMOVDQU off(R10), X4; \
+	VPCMPGTD X14, X4, X4; \
+	VPAND off(SI), X4, X5; \
+	VMOVDQU X5, off(R9); \
+	VCVTPS2PD X5, Y2; \
+	VADDPD Y2, Y0, Y0; \
+	VCVTPS2PD off(DI), Y3; \
+	VSUBPD Y15, Y3, Y3; \
+	VMULPD Y3, Y2, Y3; \
+	VADDPD Y3, Y1, Y1
+
 // func sumShifted4x32(v *float32, n int, k float64, acc *float64)
 TEXT ·sumShifted4x32(SB), NOSPLIT, $0-32
 	MOVQ v+0(FP), SI
@@ -22,26 +53,10 @@ TEXT ·sumShifted4x32(SB), NOSPLIT, $0-32
 	SHRQ $4, R8
 	JZ   sumShifted4x32_four
 sumShifted4x32_sixteen:
-	VCVTPS2PD 0(SI), Y2
-	VSUBPD Y15, Y2, Y2
-	VADDPD Y2, Y0, Y0
-	VMULPD Y2, Y2, Y3
-	VADDPD Y3, Y1, Y1
-	VCVTPS2PD 16(SI), Y2
-	VSUBPD Y15, Y2, Y2
-	VADDPD Y2, Y0, Y0
-	VMULPD Y2, Y2, Y3
-	VADDPD Y3, Y1, Y1
-	VCVTPS2PD 32(SI), Y2
-	VSUBPD Y15, Y2, Y2
-	VADDPD Y2, Y0, Y0
-	VMULPD Y2, Y2, Y3
-	VADDPD Y3, Y1, Y1
-	VCVTPS2PD 48(SI), Y2
-	VSUBPD Y15, Y2, Y2
-	VADDPD Y2, Y0, Y0
-	VMULPD Y2, Y2, Y3
-	VADDPD Y3, Y1, Y1
+	SHIFTED(0)
+	SHIFTED(16)
+	SHIFTED(32)
+	SHIFTED(48)
 	ADDQ $64, SI
 	DECQ R8
 	JNZ  sumShifted4x32_sixteen
@@ -50,11 +65,7 @@ sumShifted4x32_four:
 	SHRQ $2, CX
 	JZ   sumShifted4x32_done
 sumShifted4x32_fourloop:
-	VCVTPS2PD 0(SI), Y2
-	VSUBPD Y15, Y2, Y2
-	VADDPD Y2, Y0, Y0
-	VMULPD Y2, Y2, Y3
-	VADDPD Y3, Y1, Y1
+	SHIFTED(0)
 	ADDQ $16, SI
 	DECQ CX
 	JNZ  sumShifted4x32_fourloop
@@ -77,30 +88,10 @@ TEXT ·sumProdDev4x32(SB), NOSPLIT, $0-40
 	SHRQ $4, R8
 	JZ   sumProdDev4x32_four
 sumProdDev4x32_sixteen:
-	VCVTPS2PD 0(SI), Y2
-	VADDPD Y2, Y0, Y0
-	VCVTPS2PD 0(DI), Y3
-	VSUBPD Y15, Y3, Y3
-	VMULPD Y3, Y2, Y3
-	VADDPD Y3, Y1, Y1
-	VCVTPS2PD 16(SI), Y2
-	VADDPD Y2, Y0, Y0
-	VCVTPS2PD 16(DI), Y3
-	VSUBPD Y15, Y3, Y3
-	VMULPD Y3, Y2, Y3
-	VADDPD Y3, Y1, Y1
-	VCVTPS2PD 32(SI), Y2
-	VADDPD Y2, Y0, Y0
-	VCVTPS2PD 32(DI), Y3
-	VSUBPD Y15, Y3, Y3
-	VMULPD Y3, Y2, Y3
-	VADDPD Y3, Y1, Y1
-	VCVTPS2PD 48(SI), Y2
-	VADDPD Y2, Y0, Y0
-	VCVTPS2PD 48(DI), Y3
-	VSUBPD Y15, Y3, Y3
-	VMULPD Y3, Y2, Y3
-	VADDPD Y3, Y1, Y1
+	PRODDEV(0)
+	PRODDEV(16)
+	PRODDEV(32)
+	PRODDEV(48)
 	ADDQ $64, SI
 	ADDQ $64, DI
 	DECQ R8
@@ -110,12 +101,7 @@ sumProdDev4x32_four:
 	SHRQ $2, CX
 	JZ   sumProdDev4x32_done
 sumProdDev4x32_fourloop:
-	VCVTPS2PD 0(SI), Y2
-	VADDPD Y2, Y0, Y0
-	VCVTPS2PD 0(DI), Y3
-	VSUBPD Y15, Y3, Y3
-	VMULPD Y3, Y2, Y3
-	VADDPD Y3, Y1, Y1
+	PRODDEV(0)
 	ADDQ $16, SI
 	ADDQ $16, DI
 	DECQ CX
@@ -142,46 +128,10 @@ TEXT ·maskedSums4x32(SB), NOSPLIT, $0-56
 	SHRQ $4, R8
 	JZ   maskedSums4x32_four
 maskedSums4x32_sixteen:
-	VMOVDQU 0(R10), X4
-	VPCMPGTD X14, X4, X4
-	VPAND 0(SI), X4, X5
-	VMOVDQU X5, 0(R9)
-	VCVTPS2PD X5, Y2
-	VADDPD Y2, Y0, Y0
-	VCVTPS2PD 0(DI), Y3
-	VSUBPD Y15, Y3, Y3
-	VMULPD Y3, Y2, Y3
-	VADDPD Y3, Y1, Y1
-	VMOVDQU 16(R10), X4
-	VPCMPGTD X14, X4, X4
-	VPAND 16(SI), X4, X5
-	VMOVDQU X5, 16(R9)
-	VCVTPS2PD X5, Y2
-	VADDPD Y2, Y0, Y0
-	VCVTPS2PD 16(DI), Y3
-	VSUBPD Y15, Y3, Y3
-	VMULPD Y3, Y2, Y3
-	VADDPD Y3, Y1, Y1
-	VMOVDQU 32(R10), X4
-	VPCMPGTD X14, X4, X4
-	VPAND 32(SI), X4, X5
-	VMOVDQU X5, 32(R9)
-	VCVTPS2PD X5, Y2
-	VADDPD Y2, Y0, Y0
-	VCVTPS2PD 32(DI), Y3
-	VSUBPD Y15, Y3, Y3
-	VMULPD Y3, Y2, Y3
-	VADDPD Y3, Y1, Y1
-	VMOVDQU 48(R10), X4
-	VPCMPGTD X14, X4, X4
-	VPAND 48(SI), X4, X5
-	VMOVDQU X5, 48(R9)
-	VCVTPS2PD X5, Y2
-	VADDPD Y2, Y0, Y0
-	VCVTPS2PD 48(DI), Y3
-	VSUBPD Y15, Y3, Y3
-	VMULPD Y3, Y2, Y3
-	VADDPD Y3, Y1, Y1
+	MASKED(0)
+	MASKED(16)
+	MASKED(32)
+	MASKED(48)
 	ADDQ $64, R9
 	ADDQ $64, R10
 	ADDQ $64, SI
@@ -193,16 +143,7 @@ maskedSums4x32_four:
 	SHRQ $2, CX
 	JZ   maskedSums4x32_done
 maskedSums4x32_fourloop:
-	VMOVDQU 0(R10), X4
-	VPCMPGTD X14, X4, X4
-	VPAND 0(SI), X4, X5
-	VMOVDQU X5, 0(R9)
-	VCVTPS2PD X5, Y2
-	VADDPD Y2, Y0, Y0
-	VCVTPS2PD 0(DI), Y3
-	VSUBPD Y15, Y3, Y3
-	VMULPD Y3, Y2, Y3
-	VADDPD Y3, Y1, Y1
+	MASKED(0)
 	ADDQ $16, R9
 	ADDQ $16, R10
 	ADDQ $16, SI
