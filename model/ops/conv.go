@@ -200,9 +200,13 @@ func deinterleave2[T float32 | float64](g *convGeom, x, planes []T) {
 			e := planes[base[pr][0]+(ci*hp+i)*w0 : base[pr][0]+(ci*hp+i+1)*w0]
 			o := planes[base[pr][1]+(ci*hp+i)*w1 : base[pr][1]+(ci*hp+i+1)*w1]
 			row = row[:len(e)+len(o)]
-			for j := range o {
-				e[j] = row[2*j]
-				o[j] = row[2*j+1]
+			if r32, ok := any(row).([]float32); ok && haveKernels && len(o) > 0 {
+				split32(&any(e).([]float32)[0], &any(o).([]float32)[0], &r32[0], len(o))
+			} else {
+				for j := range o {
+					e[j] = row[2*j]
+					o[j] = row[2*j+1]
+				}
 			}
 			if len(e) > len(o) {
 				e[len(o)] = row[2*len(o)]
@@ -239,8 +243,13 @@ func im2col[T float32 | float64](g *convGeom, x, col []T, ld int, planes []T) {
 				r := dst[oh*g.wo : (oh+1)*g.wo]
 				src := xc[(oh*s-g.pad)*g.w:]
 				clear(r[:ow0])
-				for ow := ow0; ow < ow1; ow++ {
-					r[ow] = src[ow*s-g.pad]
+				if r32, ok := any(r).([]float32); ok && s == 2 && haveKernels {
+					src32 := any(src[ow0*s-g.pad : (ow1-1)*s-g.pad+1]).([]float32)
+					even32(&r32[ow0], &src32[0], ow1-ow0)
+				} else {
+					for ow := ow0; ow < ow1; ow++ {
+						r[ow] = src[ow*s-g.pad]
+					}
 				}
 				clear(r[ow1:])
 			}

@@ -90,3 +90,13 @@ func sumProdDev4x32(gv, x *float32, n int, m float64, acc *float64)
 
 //go:noescape
 func maskedSums4x32(out, y, dy, x *float32, n int, m float64, acc *float64)
+
+// split32 and even32 (deinterleave_amd64.s) are the stride-2 column splits:
+// e[j], o[j] = row[2j], row[2j+1] for j < n (reading row[0:2n]), and
+// dst[j] = src[2j] for j < n (reading src[0:2n−1]).
+//
+//go:noescape
+func split32(e, o, row *float32, n int)
+
+//go:noescape
+func even32(dst, src *float32, n int)

@@ -43,3 +43,6 @@ func sumProdDev4x32(gv, x *float32, n int, m float64, acc *float64) { panic("ops
 func maskedSums4x32(out, y, dy, x *float32, n int, m float64, acc *float64) {
 	panic("ops: no AVX-512")
 }
+
+func split32(e, o, row *float32, n int) { panic("ops: no AVX-512") }
+func even32(dst, src *float32, n int)   { panic("ops: no AVX-512") }

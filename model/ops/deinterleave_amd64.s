@@ -1,0 +1,127 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The stride-2 column splits of the strided convolutions' im2col: two ZMM
+// loads of 32 consecutive values, VPERMT2PS picks the 16 even (odd) ones.
+// Partial blocks are masked, so no value past the last one used is read.
+
+DATA  evenIdx<>+0(SB)/4, $0
+DATA  evenIdx<>+4(SB)/4, $2
+DATA  evenIdx<>+8(SB)/4, $4
+DATA  evenIdx<>+12(SB)/4, $6
+DATA  evenIdx<>+16(SB)/4, $8
+DATA  evenIdx<>+20(SB)/4, $10
+DATA  evenIdx<>+24(SB)/4, $12
+DATA  evenIdx<>+28(SB)/4, $14
+DATA  evenIdx<>+32(SB)/4, $16
+DATA  evenIdx<>+36(SB)/4, $18
+DATA  evenIdx<>+40(SB)/4, $20
+DATA  evenIdx<>+44(SB)/4, $22
+DATA  evenIdx<>+48(SB)/4, $24
+DATA  evenIdx<>+52(SB)/4, $26
+DATA  evenIdx<>+56(SB)/4, $28
+DATA  evenIdx<>+60(SB)/4, $30
+GLOBL evenIdx<>(SB), RODATA|NOPTR, $64
+
+// SETMASK(K, R) sets K to the low R bits (R in 0..16). Clobbers AX.
+#define SETMASK(K, R) \
+	MOVQ $1, AX; \
+	SHLXQ R, AX, AX; \
+	DECQ AX; \
+	KMOVW AX, K
+
+// func split32(e, o, row *float32, n int)
+// e[j] = row[2j], o[j] = row[2j+1] for j < n; reads row[0:2n].
+TEXT ·split32(SB), NOSPLIT, $0-32
+	MOVQ e+0(FP), DI
+	MOVQ o+8(FP), DX
+	MOVQ row+16(FP), SI
+	MOVQ n+24(FP), CX
+	VMOVDQU32 evenIdx<>(SB), Z4
+	VPTERNLOGD $0xff, Z5, Z5, Z5
+	VPSUBD Z5, Z4, Z5 // odd indices: even + 1
+
+sp_loop:
+	CMPQ CX, $16
+	JLT  sp_tail
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMOVAPS Z0, Z2
+	VPERMT2PS Z1, Z4, Z0
+	VPERMT2PS Z1, Z5, Z2
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z2, (DX)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	ADDQ $64, DX
+	SUBQ $16, CX
+	JMP  sp_loop
+
+sp_tail:
+	TESTQ CX, CX
+	JZ   sp_done
+	// 2n values left: the first 16 under K1, the rest under K2; n outputs under K3.
+	LEAQ (CX)(CX*1), R8
+	MOVQ R8, R9
+	CMPQ R9, $16
+	JLE  sp_m1
+	MOVQ $16, R9
+sp_m1:
+	SETMASK(K1, R9)
+	SUBQ R9, R8
+	SETMASK(K2, R8)
+	SETMASK(K3, CX)
+	VMOVUPS.Z (SI), K1, Z0
+	VMOVUPS.Z 64(SI), K2, Z1
+	VMOVAPS Z0, Z2
+	VPERMT2PS Z1, Z4, Z0
+	VPERMT2PS Z1, Z5, Z2
+	VMOVUPS Z0, K3, (DI)
+	VMOVUPS Z2, K3, (DX)
+
+sp_done:
+	VZEROUPPER
+	RET
+
+// func even32(dst, src *float32, n int)
+// dst[j] = src[2j] for j < n; reads src[0:2n−1].
+TEXT ·even32(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VMOVDQU32 evenIdx<>(SB), Z4
+
+ev_loop:
+	CMPQ CX, $17 // a full block reads 32 values: 2n−1 ≥ 32
+	JLT  ev_tail
+	VMOVUPS (SI), Z0
+	VPERMT2PS 64(SI), Z4, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP  ev_loop
+
+ev_tail:
+	TESTQ CX, CX
+	JZ   ev_done
+	// n ≤ 16 outputs from 2n−1 values.
+	LEAQ -1(CX)(CX*1), R8
+	MOVQ R8, R9
+	CMPQ R9, $16
+	JLE  ev_m1
+	MOVQ $16, R9
+ev_m1:
+	SETMASK(K1, R9)
+	SUBQ R9, R8
+	SETMASK(K2, R8)
+	SETMASK(K3, CX)
+	VMOVUPS.Z (SI), K1, Z0
+	VMOVUPS.Z 64(SI), K2, Z1
+	VPERMT2PS Z1, Z4, Z0
+	VMOVUPS Z0, K3, (DI)
+
+ev_done:
+	VZEROUPPER
+	RET
