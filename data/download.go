@@ -28,14 +28,17 @@ func TUDatasetURL(name string) string {
 
 // KnownTUChecksums holds the sha256 of the zips of some TU datasets. They
 // were computed on copies of the TU zips committed to a public repository
-// (bknyaz/graph_nn, data/*.zip; see shared/data/SOURCES.md), not on files
-// fetched from the TU server, which may serve re-packed zips with other
-// checksums. cmd/download prints the checksum it saw, so a user can check it
-// and pin it with -sha256.
+// (bknyaz/graph_nn, data/*.zip at commit 72eaa1c; shared/data/SOURCES.md
+// describes the first three; the IMDB-MULTI and PROTEINS zips hold 1,500 and
+// 1,113 graphs, TU's published counts), not on files fetched from the TU
+// server, which may serve re-packed zips with other checksums. cmd/download
+// prints the checksum it saw, so a user can check it and pin it with -sha256.
 var KnownTUChecksums = map[string]string{
 	"MUTAG":       "20f52db82d6d85d5f67d2fa42c3fb705d05934be44329314ab17b05d0c012f7e",
 	"IMDB-BINARY": "2a4abb6431ec1ab025a6fbcd3b546607191f79a1e0aef0f42cd8bd4ec1546116",
 	"NCI1":        "eae6b0c076d59e667c67de0039cfc3214eefb91a8dddc2fa3099126da02d4376",
+	"IMDB-MULTI":  "1d22bb88ee69f9f7c09eb7f072dadec56e3f91ad4b14cfd99231379b68073883",
+	"PROTEINS":    "fe9d19741637486ea1fd285bf669fce0b117e10b03cdd379f6a5e6197fc830ae",
 }
 
 // MaxDownloadBytes bounds the size of a file fetched by Download.

@@ -31,14 +31,14 @@
 //
 // A TU zip comes from data.TUDatasetURL(NAME) unless -url is given; its
 // sha256 is checked against -sha256, or, when neither -sha256 nor -url is
-// given, against data.KnownTUChecksums (MUTAG, IMDB-BINARY, NCI1). Those
-// built-in checksums were computed on copies of the TU zips kept in a
-// public repository, not on the TU server's files: if the server serves a
-// re-packed zip the check fails and the error shows the checksum received,
-// which -sha256 HEX pins (-sha256 any skips the check). A CIFAR archive's
-// md5 is checked against the one its site publishes, the STL-10 archive's
-// against the one torchvision records (or -md5). The command prints the
-// checksum of every archive it downloads. STL-10 (stl10_binary.tar.gz)
+// given, against data.KnownTUChecksums (MUTAG, IMDB-BINARY, NCI1,
+// IMDB-MULTI, PROTEINS). Those built-in checksums were computed on copies of
+// the TU zips kept in a public repository, not on the TU server's files: if
+// the server serves a re-packed zip the check fails and the error shows the
+// checksum received, which -sha256 HEX pins (-sha256 any skips the check).
+// A CIFAR archive's md5 is checked against the one its site publishes, the
+// STL-10 archive's against the one torchvision records (or -md5). The
+// command prints the checksum of every archive it downloads. STL-10 (stl10_binary.tar.gz)
 // unpacks to about 3.1 GB; the 2.76 GB unlabeled_X.bin is checked
 // by its size and first images only.
 //
