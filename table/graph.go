@@ -125,16 +125,15 @@ func LocateGraphs(root, name string) (GraphData, error) {
 }
 
 // DiscoverGraphs lists the TU datasets under root (either layout of
-// LocateGraphs): the paper's seven in its column order first, then the
-// others by name.
+// LocateGraphs; a dataset's directory may be a symbolic link): the paper's
+// seven in its column order first, then the others by name.
 func DiscoverGraphs(root string) []string {
 	seen := map[string]bool{}
 	for _, dir := range []string{"tu", "tu_gin_format"} {
 		entries, _ := os.ReadDir(filepath.Join(root, dir))
 		for _, e := range entries {
-			if !e.IsDir() {
-				continue
-			}
+			// LocateGraphs stats the dataset's files, so a dataset
+			// directory linked into the root counts as one in place.
 			if _, err := LocateGraphs(root, e.Name()); err == nil {
 				seen[e.Name()] = true
 			}

@@ -264,6 +264,22 @@ func TestLocateDiscoverCount(t *testing.T) {
 	if !strings.Contains(err.Error(), "cmd/download -dataset PROTEINS") {
 		t.Errorf("missing dataset error: %v", err)
 	}
+	// A dataset directory linked into a root is found like one in place,
+	// in either layout; a link to nothing is not a dataset.
+	linked := t.TempDir()
+	for _, sub := range []string{"tu", "tu_gin_format"} {
+		if err := os.MkdirAll(filepath.Join(linked, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range [][2]string{{"tu/TOY", "tu/TOY"}, {"tu_gin_format/GEN", "tu_gin_format/GEN"}, {"tu/NONE", "tu/NONE"}} {
+		if err := os.Symlink(filepath.Join(root, l[0]), filepath.Join(linked, l[1])); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	if got := DiscoverGraphs(linked); !reflect.DeepEqual(got, []string{"GEN", "TOY"}) {
+		t.Errorf("discover through links: %v", got)
+	}
 	// A truncated GIN file says which file and line.
 	bad := filepath.Join(root, "tu_gin_format", "BAD", "BAD.txt")
 	os.MkdirAll(filepath.Dir(bad), 0o755)
