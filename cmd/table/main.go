@@ -11,6 +11,7 @@
 //	go run ./cmd/table -parallel 2                      # two runs of a cell at once: the same results, about 30% less time on 2 cores
 //	go run ./cmd/table -configs DIR                     # write every cell's config as DIR/DATASET-METHOD.yaml (for cmd/train)
 //	go run ./cmd/table -assemble                        # rebuild table.md from the cells finished so far
+//	go run ./cmd/table -compare results/table-graphs/table.json   # do this table's runs give the recorded results, bit for bit?
 //	go run ./cmd/table -modality text                   # the paper's text table (SimCSE, DCL, HCL on the STS tasks), in runs/table-text
 //
 // Each cell (dataset × method) is an ordinary run directory, DIR/DATASET/
@@ -31,6 +32,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -71,6 +73,7 @@ func run(args []string) error {
 	planOnly := fs.Bool("plan", false, "list the cells and their settings and exit")
 	configs := fs.String("configs", "", "write every cell's config to `DIR`/DATASET-METHOD.yaml and exit")
 	assemble := fs.Bool("assemble", false, "run nothing: assemble table.md and table.json from the cells finished so far")
+	compare := fs.String("compare", "", "run nothing: compare DIR/table.json with the recorded graph table `FILE` (a table.json) run by run, the accuracy of every seed and each row's final false-negative ratio to the last bit; exit status 1 when one differs")
 	parallel := fs.Int("parallel", 1, "train and evaluate `N` runs of a cell at once (results do not depend on it; on 2 cores, 2 uses the core a GIN step leaves idle; memory grows with it)")
 	var sets listFlag
 	fs.Var(&sets, "set", "override a value of every cell's config: key.path=value (repeatable)")
@@ -91,6 +94,15 @@ func run(args []string) error {
 	}
 	if *parallel < 1 {
 		return fmt.Errorf("-parallel %d: want at least 1 (runs at once)", *parallel)
+	}
+	if *compare != "" {
+		if *modality != "graph" {
+			return fmt.Errorf("-compare: compares graph tables only (not -modality %s)", *modality)
+		}
+		if *out == "" {
+			*out = filepath.Join("runs", defaultOut[*modality])
+		}
+		return compareTables(os.Stdout, *compare, filepath.Join(*out, "table.json"))
 	}
 	opt := table.PlanOptions{Root: *root, Sets: sets, Datasets: splitList(*datasets), Blocks: splitList(*methods)}
 	plan, err := planFor(*modality, opt)
@@ -146,6 +158,28 @@ func run(args []string) error {
 	}
 	fmt.Println(t.Markdown())
 	fmt.Fprintf(os.Stderr, "table: %s\n", filepath.Join(*out, "table.md"))
+	return nil
+}
+
+// compareTables prints how the graph table at path compares with the
+// record, and fails when a run differs.
+func compareTables(w io.Writer, record, path string) error {
+	rec, err := table.ReadGraphTable(record)
+	if err != nil {
+		return fmt.Errorf("-compare: %w", err)
+	}
+	got, err := table.ReadGraphTable(path)
+	if err != nil {
+		return fmt.Errorf("-compare: %w", err)
+	}
+	c := table.CompareGraphTables(rec, got)
+	fmt.Fprintf(w, "%s against %s: %s", path, record, c)
+	if c.Runs == 0 {
+		return fmt.Errorf("%s: no run in common with %s (no dataset, method, sampler and seed in both)", path, record)
+	}
+	if !c.Identical() {
+		return fmt.Errorf("%s: %d differences from %s", path, len(c.Diffs), record)
+	}
 	return nil
 }
 
