@@ -73,7 +73,7 @@ table-graphs:
 bench-vs-pytorch:
 	/usr/bin/python3 scripts/bench_vs_pytorch.py --go $(GO) --out $(OUT)/bench-vs-pytorch $(ARGS)
 
-## memory-vs-pytorch: peak RSS of a GraphCL or MVGRL run in Go and in PyTorch on the same graphs (default: GraphCL on the generated REDDIT-BINARY-sized stand-in, scripts/standin-reddit-graphcl.yaml, exported with cmd/train -export-tu; ARGS='--config scripts/standin-reddit-mvgrl.yaml' for MVGRL, about 12 minutes); writes $(OUT)/memory-vs-pytorch/<time>/results.md (not part of test or CI)
+## memory-vs-pytorch: peak RSS of a GraphCL or MVGRL run in Go and in PyTorch on the same graphs (default: GraphCL on the generated REDDIT-BINARY-sized stand-in, scripts/standin-reddit-graphcl.yaml, exported with cmd/train -export-tu; ARGS='--config scripts/standin-reddit-mvgrl.yaml' for MVGRL, about 12 minutes; scripts/reddit-binary-{graphcl,mvgrl}.yaml for the real REDDIT-BINARY under $BATCHSAMPLER_DATA); writes $(OUT)/memory-vs-pytorch/<time>/results.md (not part of test or CI)
 .PHONY: memory-vs-pytorch
 memory-vs-pytorch:
 	/usr/bin/python3 scripts/memory_vs_pytorch.py --go $(GO) --out $(OUT)/memory-vs-pytorch $(ARGS)
