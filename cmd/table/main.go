@@ -95,12 +95,12 @@ func run(args []string) error {
 	if *parallel < 1 {
 		return fmt.Errorf("-parallel %d: want at least 1 (runs at once)", *parallel)
 	}
+	if *out == "" {
+		*out = filepath.Join("runs", defaultOut[*modality])
+	}
 	if *compare != "" {
 		if *modality != "graph" {
 			return fmt.Errorf("-compare: compares graph tables only (not -modality %s)", *modality)
-		}
-		if *out == "" {
-			*out = filepath.Join("runs", defaultOut[*modality])
 		}
 		return compareTables(os.Stdout, *compare, filepath.Join(*out, "table.json"))
 	}
@@ -108,9 +108,6 @@ func run(args []string) error {
 	plan, err := planFor(*modality, opt)
 	if err != nil {
 		return err
-	}
-	if *out == "" {
-		*out = filepath.Join("runs", defaultOut[*modality])
 	}
 	for _, s := range plan.Skipped {
 		fmt.Fprintf(os.Stderr, "skipping %s\n", s)
