@@ -73,7 +73,7 @@ func run(args []string) error {
 	planOnly := fs.Bool("plan", false, "list the cells and their settings and exit")
 	configs := fs.String("configs", "", "write every cell's config to `DIR`/DATASET-METHOD.yaml and exit")
 	assemble := fs.Bool("assemble", false, "run nothing: assemble table.md and table.json from the cells finished so far")
-	compare := fs.String("compare", "", "run nothing: compare DIR/table.json with the recorded graph table `FILE` (a table.json) run by run, the accuracy of every seed and each row's final false-negative ratio to the last bit; exit status 1 when one differs")
+	compare := fs.String("compare", "", "run nothing: compare DIR/table.json with the recorded graph table `FILE` (a table.json) run by run, the accuracy of every seed and the final false-negative ratio of each row with the same seeds, to the last bit; exit status 1 when one differs or none is in common")
 	parallel := fs.Int("parallel", 1, "train and evaluate `N` runs of a cell at once (results do not depend on it; on 2 cores, 2 uses the core a GIN step leaves idle; memory grows with it)")
 	var sets listFlag
 	fs.Var(&sets, "set", "override a value of every cell's config: key.path=value (repeatable)")
