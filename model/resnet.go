@@ -33,6 +33,11 @@ type ResNetConfig struct {
 	// 2 and padding 3, BatchNorm, ReLU and a 3×3 max-pool with stride 2 and
 	// padding 1 (a quarter of the resolution: for 96-pixel and larger images).
 	ImageNetStem bool
+	// Winograd computes the 3×3 stride-1 convolutions with 8 or more
+	// channels in and out by Winograd's F(2×2, 3×3) (ops.ConvOpts.Winograd):
+	// the forward pass and dX with 16 multiplications per 2×2 output tile
+	// and channel pair instead of 36. Same function, other rounding.
+	Winograd bool
 	// NoHead leaves the projection head out (a method that brings its own
 	// heads, e.g. MoCo v3's MLPs): Params holds the encoder only, Project
 	// is an error and EmbedImages returns no projections.
@@ -279,7 +284,7 @@ func (b *ResNetBound) Input(n, h, w int) (*gorgonia.Node, *tensor.Dense) {
 // records the BN call.
 func (b *ResNetBound) convBN(x *gorgonia.Node, c convBN, train, relu, noGradX bool) (*gorgonia.Node, error) {
 	name := b.m.params[c.w].Name
-	y, err := ops.Conv2D(x, b.node(c.w), ops.ConvOpts{Stride: c.stride, Pad: c.pad, NoInputGrad: noGradX})
+	y, err := ops.Conv2D(x, b.node(c.w), ops.ConvOpts{Stride: c.stride, Pad: c.pad, NoInputGrad: noGradX, Winograd: b.m.cfg.Winograd})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

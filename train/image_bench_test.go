@@ -13,18 +13,22 @@ import (
 // benchmark on generated 32×32 images: ResNet-14 (3×3 stem of 16 channels,
 // three stages of two BasicBlocks at 16/32/64), projection 64-64-128,
 // NT-Xent τ = 0.5, Adam 1e-3.
-func benchImageModality(b *testing.B, arch string) (Method, *Config, int) {
-	return benchModality(b, "modality: image\n",
-		"data.image.images=512", "data.image.test_images=64", "model.arch="+arch, "model.proj_hidden=64")
+func benchImageModality(b *testing.B, arch string, sets ...string) (Method, *Config, int) {
+	return benchModality(b, "modality: image\n", append([]string{
+		"data.image.images=512", "data.image.test_images=64", "model.arch=" + arch, "model.proj_hidden=64"}, sets...)...)
 }
 
 // BenchmarkSimCLRStep measures one SimCLR training step on B = 128 images:
 // two augmented views (256 images through the network), forward, NT-Xent,
-// backward and Adam. img/s counts both views, as the issue does.
+// backward and Adam. img/s counts both views, as the issue does. The
+// -winograd variants set model.conv: winograd.
 func BenchmarkSimCLRStep(b *testing.B) {
-	for _, arch := range []string{"resnet14", "resnet8"} {
-		b.Run(arch, func(b *testing.B) {
-			mod, cfg, n := benchImageModality(b, arch)
+	for _, v := range []struct{ name, arch, conv string }{
+		{"resnet14", "resnet14", "direct"}, {"resnet14-winograd", "resnet14", "winograd"},
+		{"resnet8", "resnet8", "direct"}, {"resnet8-winograd", "resnet8", "winograd"},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			mod, cfg, n := benchImageModality(b, v.arch, "model.conv="+v.conv)
 			opt := model.NewAdam(cfg.Train.LR, mod.Params())
 			rng := rand.New(rand.NewPCG(1, 2))
 			idx := make([]int, 128)

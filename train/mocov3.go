@@ -49,7 +49,7 @@ import (
 
 func init() {
 	RegisterMethod("mocov3", MethodSpec{Modalities: []string{"image"}, Validate: validateMoCoV3, New: newMoCoV3, Defaults: mocoV3Defaults,
-		ModelKeys:   []string{"kind", "arch", "stem", "widths", "blocks", "proj_dim", "proj_hidden", "pred_hidden", "momentum", "projection"},
+		ModelKeys:   []string{"kind", "arch", "stem", "conv", "widths", "blocks", "proj_dim", "proj_hidden", "pred_hidden", "momentum", "projection"},
 		AugmentKeys: []string{"mode", "image"}})
 }
 

@@ -18,7 +18,7 @@ import (
 
 func init() {
 	RegisterMethod("simclr", MethodSpec{Modalities: []string{"image"}, Validate: validateResNet, New: newSimCLR,
-		ModelKeys:   []string{"kind", "arch", "stem", "widths", "blocks", "proj_dim", "proj_hidden"},
+		ModelKeys:   []string{"kind", "arch", "stem", "conv", "widths", "blocks", "proj_dim", "proj_hidden"},
 		AugmentKeys: []string{"mode", "image"}})
 }
 
@@ -36,12 +36,13 @@ func validateResNet(c *Config) []string {
 }
 
 // validateResNetEncoder checks the keys of the ResNet encoder that the
-// image methods share: model.kind, stem, arch, widths and blocks.
+// image methods share: model.kind, stem, conv, arch, widths and blocks.
 func validateResNetEncoder(c *Config) []string {
 	var errs problems
 	add := errs.add
 	add(oneOf("model.kind", c.Model.Kind, "resnet"))
 	add(oneOf("model.stem", c.Model.Stem, "", "cifar", "imagenet"))
+	add(oneOf("model.conv", c.Model.Conv, "", "direct", "winograd"))
 	if _, err := model.ResNetPreset(c.Model.Arch); err != nil {
 		errs = append(errs, "model.arch: "+err.Error())
 	}
@@ -69,6 +70,7 @@ func resnetConfig(cfg *Config, channels int) (model.ResNetConfig, error) {
 		rc.Widths, rc.Blocks = cfg.Model.Widths, cfg.Model.Blocks
 	}
 	rc.InChannels, rc.ImageNetStem = channels, cfg.Model.Stem == "imagenet"
+	rc.Winograd = cfg.Model.Conv == "winograd"
 	return rc, nil
 }
 

@@ -25,6 +25,14 @@ type ConvOpts struct {
 	// so the backward pass skips dX. Differentiating with respect to x is
 	// then an error.
 	NoInputGrad bool
+	// Winograd computes the forward pass, dX and dW of a float32 3×3
+	// stride-1 convolution with 8 or more channels in and out by Winograd's
+	// F(2×2, 3×3) (winograd.go): 16 multiplications per 2×2 output tile and
+	// channel pair instead of 36.
+	// The results differ from the direct algorithm's in the last bits; they
+	// are deterministic and independent of the batch split and core count.
+	// Other geometries and float64 ignore it.
+	Winograd bool
 }
 
 // Conv2D returns the 2-D cross-correlation (PyTorch's Conv2d, no bias) of
@@ -59,7 +67,7 @@ func Conv2D(x, w *gorgonia.Node, opts ConvOpts) (*gorgonia.Node, error) {
 	if _, err := newConvGeom("Conv2D", x.Shape(), w.Shape(), stride, opts.Pad); err != nil {
 		return nil, err
 	}
-	n, err := applyOp(newConvOp(stride, opts.Pad, opts.NoInputGrad), x, w)
+	n, err := applyOp(newConvOp(stride, opts.Pad, opts.NoInputGrad, opts.Winograd), x, w)
 	if err != nil {
 		return nil, fmt.Errorf("ops: Conv2D: %w", err)
 	}
@@ -72,6 +80,9 @@ type convGeom struct {
 	o, kh, kw   int // kernel
 	stride, pad int
 	ho, wo      int // output
+	// winograd asks for Winograd's F(2×2, 3×3) where it applies (float32,
+	// 3×3, stride 1; winograd.go).
+	winograd bool
 }
 
 // newConvGeom validates the shapes of x [N,C,H,W] and w [O,C,KH,KW].
@@ -374,6 +385,12 @@ func convForward[T float32 | float64](g convGeom, out, x, w []T) {
 		})
 		return
 	}
+	if p := winogradPlanFor(&g); p != nil {
+		if o32, ok := any(out).([]float32); ok {
+			convWinograd(&g, p, o32, any(x).([]float32), any(w).([]float32))
+			return
+		}
+	}
 	if tryImplicit(&g, out, x, w) {
 		return
 	}
@@ -401,7 +418,7 @@ func convBackwardX[T float32 | float64](g convGeom, dx, w, dy []T) {
 	case g.stride == 1 && g.kh == g.kw && g.pad <= g.kh-1:
 		// dX = conv(dY, rot180(W) with in/out channels swapped), padding
 		// KH−1−pad: an im2col of dY and one GEMM per image, no scatter.
-		rg := convGeom{n: g.n, c: g.o, h: g.ho, w: g.wo, o: g.c, kh: g.kh, kw: g.kw, stride: 1, pad: g.kh - 1 - g.pad, ho: g.h, wo: g.w}
+		rg := convGeom{n: g.n, c: g.o, h: g.ho, w: g.wo, o: g.c, kh: g.kh, kw: g.kw, stride: 1, pad: g.kh - 1 - g.pad, ho: g.h, wo: g.w, winograd: g.winograd}
 		K2, P2, kk := rg.k(), rg.p(), g.kh*g.kw
 		plan := implicitPlanFor(&rg)
 		colSize := K2 * P2
@@ -418,6 +435,12 @@ func convBackwardX[T float32 | float64](g convGeom, dx, w, dy []T) {
 				for j, v := range src {
 					dst[kk-1-j] = v
 				}
+			}
+		}
+		if wp := winogradPlanFor(&rg); wp != nil {
+			if dx32, ok := any(dx).([]float32); ok {
+				convWinograd(&rg, wp, dx32, any(dy).([]float32), any(wr).([]float32))
+				return
 			}
 		}
 		if colSize == 0 {
@@ -449,6 +472,12 @@ func convBackwardX[T float32 | float64](g convGeom, dx, w, dy []T) {
 // split into min(N, dwChunks) fixed chunks; each chunk's partial sum is
 // accumulated image by image and the partials are added in chunk order.
 func convBackwardW[T float32 | float64](g convGeom, dw, x, dy []T) {
+	if p := winogradPlanFor(&g); p != nil {
+		if dw32, ok := any(dw).([]float32); ok {
+			convWinogradW(&g, p, dw32, any(x).([]float32), any(dy).([]float32))
+			return
+		}
+	}
 	K, P := g.k(), g.p()
 	xs, ys, oK := g.c*g.h*g.w, g.o*P, g.o*K
 	chunks := min(g.n, dwChunks)
@@ -505,14 +534,18 @@ type convOp struct {
 	gop.Base
 	stride, pad int
 	noInputGrad bool
+	winograd    bool
 	out         outBuf
 }
 
 // newConvOp returns the op of Conv2D (Tensor-4 a → Tensor-4 a → Tensor-4 a)
 // with stride ≥ 1, whose hash includes every option.
-func newConvOp(stride, pad int, noInputGrad bool) *convOp {
+func newConvOp(stride, pad int, noInputGrad, winograd bool) *convOp {
 	key := fmt.Sprintf("Conv2D{stride=%d,pad=%d,nogradx=%t}", stride, pad, noInputGrad)
-	return &convOp{Base: gop.New(key, "", 4, 4, 4), stride: stride, pad: pad, noInputGrad: noInputGrad}
+	if winograd {
+		key = fmt.Sprintf("Conv2D{stride=%d,pad=%d,nogradx=%t,winograd}", stride, pad, noInputGrad)
+	}
+	return &convOp{Base: gop.New(key, "", 4, 4, 4), stride: stride, pad: pad, noInputGrad: noInputGrad, winograd: winograd}
 }
 
 var convArgs = []arg{{"x", 4}, {"w", 4}}
@@ -543,6 +576,7 @@ func (op *convOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.Value)
 	if err != nil {
 		return nil, err
 	}
+	g.winograd = op.winograd
 	out, err := outputTensor(&op.out, "Conv2D", prealloc, x.Dtype(), g.yShape(), x, w)
 	if err != nil {
 		return nil, err
@@ -576,12 +610,12 @@ func (op *convOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (g
 	var dx *gorgonia.Node
 	var err error
 	if !op.noInputGrad {
-		gx := newConvGradXOp(op.stride, op.pad, xs[1], xs[2], xs[3])
+		gx := newConvGradXOp(op.stride, op.pad, xs[1], xs[2], xs[3], op.winograd)
 		if dx, err = applyOp(gx, inputs[1], grad); err != nil {
 			return nil, fmt.Errorf("ops: Conv2D.SymDiff dx: %w", err)
 		}
 	}
-	gw := newConvGradWOp(op.stride, op.pad, ws[2], ws[3])
+	gw := newConvGradWOp(op.stride, op.pad, ws[2], ws[3], op.winograd)
 	dw, err := applyOp(gw, inputs[0], grad)
 	if err != nil {
 		return nil, fmt.Errorf("ops: Conv2D.SymDiff dw: %w", err)
@@ -596,14 +630,18 @@ type convGradXOp struct {
 	gop.Base
 	stride, pad int
 	c, h, w     int
+	winograd    bool
 	out         outBuf
 }
 
 // newConvGradXOp returns a convGradXOp (Tensor-4 a → Tensor-4 a →
 // Tensor-4 a) whose hash includes every parameter.
-func newConvGradXOp(stride, pad, c, h, w int) *convGradXOp {
+func newConvGradXOp(stride, pad, c, h, w int, winograd bool) *convGradXOp {
 	key := fmt.Sprintf("Conv2DGradX{stride=%d,pad=%d,x=%d×%d×%d}", stride, pad, c, h, w)
-	return &convGradXOp{Base: gop.New(key, "", 4, 4, 4), stride: stride, pad: pad, c: c, h: h, w: w}
+	if winograd {
+		key = fmt.Sprintf("Conv2DGradX{stride=%d,pad=%d,x=%d×%d×%d,winograd}", stride, pad, c, h, w)
+	}
+	return &convGradXOp{Base: gop.New(key, "", 4, 4, 4), stride: stride, pad: pad, c: c, h: h, w: w, winograd: winograd}
 }
 
 var convGradXArgs = []arg{{"w", 4}, {"dy", 4}}
@@ -649,6 +687,7 @@ func (op *convGradXOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.V
 	if err != nil {
 		return nil, err
 	}
+	g.winograd = op.winograd
 	out, err := outputTensor(&op.out, op.String(), prealloc, w.Dtype(), g.xShape(), w, dy)
 	if err != nil {
 		return nil, err
@@ -672,14 +711,18 @@ type convGradWOp struct {
 	gop.Base
 	stride, pad int
 	kh, kw      int
+	winograd    bool
 	out         outBuf
 }
 
 // newConvGradWOp returns a convGradWOp (Tensor-4 a → Tensor-4 a →
 // Tensor-4 a) whose hash includes every parameter.
-func newConvGradWOp(stride, pad, kh, kw int) *convGradWOp {
+func newConvGradWOp(stride, pad, kh, kw int, winograd bool) *convGradWOp {
 	key := fmt.Sprintf("Conv2DGradW{stride=%d,pad=%d,k=%d×%d}", stride, pad, kh, kw)
-	return &convGradWOp{Base: gop.New(key, "", 4, 4, 4), stride: stride, pad: pad, kh: kh, kw: kw}
+	if winograd {
+		key = fmt.Sprintf("Conv2DGradW{stride=%d,pad=%d,k=%d×%d,winograd}", stride, pad, kh, kw)
+	}
+	return &convGradWOp{Base: gop.New(key, "", 4, 4, 4), stride: stride, pad: pad, kh: kh, kw: kw, winograd: winograd}
 }
 
 var convGradWArgs = []arg{{"x", 4}, {"dy", 4}}
@@ -725,6 +768,7 @@ func (op *convGradWOp) UsePreallocDo(prealloc gorgonia.Value, vals ...gorgonia.V
 	if err != nil {
 		return nil, err
 	}
+	g.winograd = op.winograd
 	out, err := outputTensor(&op.out, op.String(), prealloc, x.Dtype(), g.wShape(), x, dy)
 	if err != nil {
 		return nil, err

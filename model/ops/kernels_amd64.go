@@ -100,3 +100,23 @@ func split32(e, o, row *float32, n int)
 
 //go:noescape
 func even32(dst, src *float32, n int)
+
+// wgIn32, wgOut32 and wgFill32 (winograd_amd64.s) are the Winograd
+// F(2×2, 3×3) input and output transforms of rows tile rows and the split
+// of image rows into even and odd padded columns: wgInGo's, wgOutGo's and
+// wgFillGo's loops bit for bit.
+//
+//go:noescape
+func wgIn32(v *float32, vs int, e, o *float32, rs, n, rows int)
+
+//go:noescape
+func wgOut32(y *float32, ys int, m *float32, ms, n, rows int)
+
+//go:noescape
+func wgFill32(dst, x *float32, rows, w, rs, aoff, boff int)
+
+// wgDy32 (winograd_amd64.s) is the adjoint of the output transform for the
+// weight gradient, wgDyGo's loop bit for bit.
+//
+//go:noescape
+func wgDy32(dm *float32, ms int, e, o *float32, rs, n, rows int)

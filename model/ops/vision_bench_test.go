@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gorgonia.org/gorgonia"
@@ -37,6 +38,8 @@ func BenchmarkConv2D(b *testing.B) {
 		x, w := randVec32(rng, prod(gc.xShape())), randVec32(rng, prod(gc.wShape()))
 		y, dy := make([]float32, g.n*g.o*g.p()), randVec32(rng, g.n*g.o*g.p())
 		dx, dw := make([]float32, len(x)), make([]float32, len(w))
+		gw := g // the same convolution by Winograd's F(2×2, 3×3) where it applies
+		gw.winograd = true
 		flop := 2 * float64(g.macs())
 		name := fmt.Sprintf("%d→%d_%dx%d_k%d_s%d", gc.c, gc.o, gc.h, gc.w, gc.kh, gc.stride)
 		for _, part := range []struct {
@@ -52,7 +55,18 @@ func BenchmarkConv2D(b *testing.B) {
 			{"fwd", 1, func() { convForward(g, y, x, w) }},
 			{"dX", 1, func() { convBackwardX(g, dx, w, dy) }},
 			{"dW", 1, func() { convBackwardW(g, dw, x, dy) }},
+			{"winograd-fwd", 1, func() { convForward(gw, y, x, w) }},
+			{"winograd-dX", 1, func() { convBackwardX(gw, dx, w, dy) }},
+			{"winograd-dW", 1, func() { convBackwardW(gw, dw, x, dy) }},
+			{"winograd-fwdbwd", 3, func() {
+				convForward(gw, y, x, w)
+				convBackwardX(gw, dx, w, dy)
+				convBackwardW(gw, dw, x, dy)
+			}},
 		} {
+			if strings.HasPrefix(part.name, "winograd") && winogradPlanFor(&gw) == nil {
+				continue
+			}
 			b.Run(name+"/"+part.name, func(b *testing.B) {
 				part.run() // warm the scratch pool
 				c0 := cpuTime()

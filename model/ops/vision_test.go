@@ -132,9 +132,9 @@ func TestConv2DAgainstLoops(t *testing.T) {
 			yShape := []int{gc.n, gc.o, ho, wo}
 			dy := randVec(rng, len(want))
 			wantDx, wantDw := convRefGrads(gc, x, w, dy)
-			fwd := newConvOp(gc.stride, gc.pad, false)
-			gx := newConvGradXOp(gc.stride, gc.pad, gc.c, gc.h, gc.w)
-			gw := newConvGradWOp(gc.stride, gc.pad, gc.kh, gc.kw)
+			fwd := newConvOp(gc.stride, gc.pad, false, false)
+			gx := newConvGradXOp(gc.stride, gc.pad, gc.c, gc.h, gc.w, false)
+			gw := newConvGradWOp(gc.stride, gc.pad, gc.kh, gc.kw, false)
 			for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 				tol := 1e-12
 				mk := func(s []int, v []float64) *tensor.Dense { return dense64(s, v) }
@@ -176,7 +176,7 @@ func TestConv2DAgainstLoops(t *testing.T) {
 func TestConv2DKnownValue(t *testing.T) {
 	x := dense64([]int{1, 1, 3, 3}, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1})
 	w := dense64([]int{1, 1, 3, 3}, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1})
-	y, err := newConvOp(1, 1, false).Do(x, w)
+	y, err := newConvOp(1, 1, false, false).Do(x, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -812,16 +812,16 @@ func TestVisionRejectsBadShapes(t *testing.T) {
 		name string
 		f    func() error
 	}{
-		{"conv x 3-D", func() error { _, err := newConvOp(1, 0, false).Do(d(3, 5, 5), d(4, 3, 3, 3)); return err }},
-		{"conv channels", func() error { _, err := newConvOp(1, 0, false).Do(d(2, 2, 5, 5), d(4, 3, 3, 3)); return err }},
-		{"conv dtypes", func() error { _, err := newConvOp(1, 0, false).Do(d(2, 3, 5, 5), f32); return err }},
-		{"conv arity", func() error { _, err := newConvOp(1, 0, false).Do(d(2, 3, 5, 5)); return err }},
+		{"conv x 3-D", func() error { _, err := newConvOp(1, 0, false, false).Do(d(3, 5, 5), d(4, 3, 3, 3)); return err }},
+		{"conv channels", func() error { _, err := newConvOp(1, 0, false, false).Do(d(2, 2, 5, 5), d(4, 3, 3, 3)); return err }},
+		{"conv dtypes", func() error { _, err := newConvOp(1, 0, false, false).Do(d(2, 3, 5, 5), f32); return err }},
+		{"conv arity", func() error { _, err := newConvOp(1, 0, false, false).Do(d(2, 3, 5, 5)); return err }},
 		{"gradX dy shape", func() error {
-			_, err := newConvGradXOp(1, 1, 3, 5, 5).Do(d(4, 3, 3, 3), d(2, 4, 4, 5))
+			_, err := newConvGradXOp(1, 1, 3, 5, 5, false).Do(d(4, 3, 3, 3), d(2, 4, 4, 5))
 			return err
 		}},
 		{"gradW dy shape", func() error {
-			_, err := newConvGradWOp(1, 1, 3, 3).Do(d(2, 3, 5, 5), d(2, 4, 5, 6))
+			_, err := newConvGradWOp(1, 1, 3, 3, false).Do(d(2, 3, 5, 5), d(2, 4, 5, 6))
 			return err
 		}},
 		{"addrelu shapes", func() error { _, err := newAddReLUOp().Do(d(2, 3), d(3, 2)); return err }},
@@ -877,13 +877,16 @@ func TestVisionWriteHashDistinguishesParameters(t *testing.T) {
 		name string
 		x, y hasher
 	}{
-		{"conv stride", newConvOp(1, 0, false), newConvOp(2, 0, false)},
-		{"conv pad", newConvOp(1, 1, false), newConvOp(1, 0, false)},
-		{"conv input grad", newConvOp(1, 0, true), newConvOp(1, 0, false)},
-		{"gradX size", newConvGradXOp(2, 0, 3, 8, 8), newConvGradXOp(2, 0, 3, 7, 7)},
-		{"gradX stride", newConvGradXOp(2, 0, 3, 8, 8), newConvGradXOp(1, 0, 3, 8, 8)},
-		{"gradW kernel", newConvGradWOp(1, 0, 3, 3), newConvGradWOp(1, 0, 1, 1)},
-		{"gradW pad", newConvGradWOp(1, 1, 3, 3), newConvGradWOp(1, 0, 3, 3)},
+		{"conv stride", newConvOp(1, 0, false, false), newConvOp(2, 0, false, false)},
+		{"conv pad", newConvOp(1, 1, false, false), newConvOp(1, 0, false, false)},
+		{"conv input grad", newConvOp(1, 0, true, false), newConvOp(1, 0, false, false)},
+		{"gradX size", newConvGradXOp(2, 0, 3, 8, 8, false), newConvGradXOp(2, 0, 3, 7, 7, false)},
+		{"gradX stride", newConvGradXOp(2, 0, 3, 8, 8, false), newConvGradXOp(1, 0, 3, 8, 8, false)},
+		{"gradW kernel", newConvGradWOp(1, 0, 3, 3, false), newConvGradWOp(1, 0, 1, 1, false)},
+		{"gradW pad", newConvGradWOp(1, 1, 3, 3, false), newConvGradWOp(1, 0, 3, 3, false)},
+		{"conv winograd", newConvOp(1, 1, false, true), newConvOp(1, 1, false, false)},
+		{"gradX winograd", newConvGradXOp(1, 1, 3, 8, 8, true), newConvGradXOp(1, 1, 3, 8, 8, false)},
+		{"gradW winograd", newConvGradWOp(1, 1, 3, 3, true), newConvGradWOp(1, 1, 3, 3, false)},
 		{"bn2d relu", bn1, bn1r},
 		{"bn2d vs bn", bn1, bn1m},
 		{"bn2d gamma vs beta", newBN4ParamGradOp(bn1, true), newBN4ParamGradOp(bn1, false)},
@@ -924,9 +927,9 @@ func TestVisionUsePreallocDo(t *testing.T) {
 		op   preallocOp
 		in   []gorgonia.Value
 	}{
-		{"Conv2D", newConvOp(2, 1, false), []gorgonia.Value{x, w}},
-		{"Conv2DGradX", newConvGradXOp(2, 1, 3, 4, 5), []gorgonia.Value{w, dy}},
-		{"Conv2DGradW", newConvGradWOp(2, 1, 3, 3), []gorgonia.Value{x, dy}},
+		{"Conv2D", newConvOp(2, 1, false, false), []gorgonia.Value{x, w}},
+		{"Conv2DGradX", newConvGradXOp(2, 1, 3, 4, 5, false), []gorgonia.Value{w, dy}},
+		{"Conv2DGradW", newConvGradWOp(2, 1, 3, 3, false), []gorgonia.Value{x, dy}},
 		{"ReLU", newReluOp(), []gorgonia.Value{x}},
 		{"AddReLU", newAddReLUOp(), []gorgonia.Value{x, x2}},
 		{"ReLUGrad4D", newReluGradOp(), []gorgonia.Value{x, x2}},
