@@ -47,7 +47,7 @@ func maskedSums4x32(out, y, dy, x *float32, n int, m float64, acc *float64) {
 func split32(e, o, row *float32, n int) { panic("ops: no AVX-512") }
 func even32(dst, src *float32, n int)   { panic("ops: no AVX-512") }
 
-func wgIn32(v *float32, vs int, e, o *float32, rs, n, rows int) { panic("ops: no AVX-512") }
+func wgIn32(v *float32, vs int, e, o *float32, rs, n, rows int)  { panic("ops: no AVX-512") }
 func wgOut32(y *float32, ys int, m *float32, ms, n, rows int)    { panic("ops: no AVX-512") }
 func wgFill32(dst, x *float32, rows, w, rs, aoff, boff int)      { panic("ops: no AVX-512") }
 func wgDy32(dm *float32, ms int, e, o *float32, rs, n, rows int) { panic("ops: no AVX-512") }

@@ -336,7 +336,7 @@ func convWinogradW(g *convGeom, p *wgPlan, dw, x, dy []float32) {
 	chunks := min(g.n, dwChunks)
 	workers := numWorkers(chunks, g.macs())
 	phSize := g.c * p.plane
-	dyRow := 2 * p.tw        // one dY row split: even | odd columns
+	dyRow := 2 * p.tw // one dY row split: even | odd columns
 	dySize := g.o * 2 * p.th * dyRow
 	cvs, oms := g.c*p.n+16, g.o*p.n+16
 	vSize, mSize := 16*cvs, 16*oms
