@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"math"
 	"strings"
 	"testing"
 )
@@ -77,10 +78,59 @@ func TestImageConfigErrors(t *testing.T) {
 		{"model.blocks=[1]", "model.widths, model.blocks"},
 		{"data.image.images=0", "data.image.images"},
 		{"data.image.colour=1", "colour"},
+		{"model.conv=fft", "model.conv"},
 	} {
 		_, err := ParseConfig([]byte(tinyImages), []string{tc.set})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("-set %s: error %v, want it to name %q", tc.set, err, tc.want)
 		}
+	}
+}
+
+// TestImageWinogradConv: model.conv: winograd trains (8-channel stages, so
+// the Winograd path is taken), gives the same losses on a second run, and
+// follows the direct run's first losses to float32 rounding while not
+// having its bits.
+func TestImageWinogradConv(t *testing.T) {
+	if testing.Short() {
+		t.Skip("image training runs: skipped with -short")
+	}
+	sets := []string{"model.widths=[8, 8]", "samplers=[{kind: uniform}]", "train.epochs=1"}
+	losses := map[string]map[int]float64{}
+	for _, run := range []struct{ name, conv string }{{"direct", "direct"}, {"winograd", "winograd"}, {"winograd-again", "winograd"}} {
+		cfg := mustParse(t, tinyImages, append(sets, "model.conv="+run.conv)...)
+		dir := t.TempDir()
+		res, err := Run(context.Background(), cfg, Options{OutDir: dir})
+		if err != nil {
+			t.Fatalf("%s: %v", run.name, err)
+		}
+		for id, v := range resultsOf(t, res) {
+			if !(v > 25 && v <= 100) {
+				t.Errorf("%s %s: linear probe accuracy %v%%, want in (25, 100]", run.name, id, v)
+			}
+		}
+		l := readLosses(t, dir)
+		if len(l) != 1 {
+			t.Fatalf("%s: want one run, got %d", run.name, len(l))
+		}
+		for _, steps := range l {
+			losses[run.name] = steps
+		}
+	}
+	if !maps.Equal(losses["winograd"], losses["winograd-again"]) {
+		t.Errorf("two Winograd runs with the same seed logged different losses")
+	}
+	if maps.Equal(losses["winograd"], losses["direct"]) {
+		t.Errorf("the Winograd run logged the direct run's losses bit for bit: was it taken?")
+	}
+	// The first step sees the same weights and views: the same loss up to
+	// the convolutions' rounding.
+	first := math.MaxInt
+	for s := range losses["direct"] {
+		first = min(first, s)
+	}
+	d, w := losses["direct"][first], losses["winograd"][first]
+	if math.Abs(d-w) > 1e-5*math.Abs(d) {
+		t.Errorf("step %d: loss %v with direct convolutions, %v with Winograd's", first, d, w)
 	}
 }

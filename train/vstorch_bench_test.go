@@ -176,24 +176,27 @@ func BenchmarkVsTorchGraphCL(b *testing.B) {
 // projection 64-64-128, NT-Xent τ = 0.5, Adam 1e-3) on the shared CIFAR-10
 // subset, with augment.image set to image ("simclr" or "none": the
 // gathered images normalised, nothing else).
-func vsTorchCIFAR(image string) func(*testing.B) (Method, *Config, int) {
+func vsTorchCIFAR(image string, sets ...string) func(*testing.B) (Method, *Config, int) {
 	return func(b *testing.B) (Method, *Config, int) {
 		root := testenv.Path(b)
 		testenv.Path(b, "cifar10")
-		return benchModality(b, "modality: image\ndata: {source: cifar10, path: cifar10}\n",
-			"data.root="+root, "model.arch=resnet14", "model.proj_hidden=64", "augment.image="+image)
+		return benchModality(b, "modality: image\ndata: {source: cifar10, path: cifar10}\n", append([]string{
+			"data.root=" + root, "model.arch=resnet14", "model.proj_hidden=64", "augment.image=" + image}, sets...)...)
 	}
 }
 
 // BenchmarkVsTorchSimCLR is BenchmarkSimCLRStep/resnet14 on the CIFAR-10
 // subset, B = 128 × 2 views, after the warm-up steps: with SimCLR's CIFAR
-// augmentation ("step"), without it ("noaug": gather and normalise only),
-// and the augmentation of both views alone ("views"). img/s counts both
-// views.
+// augmentation ("step"), the same with model.conv: winograd
+// ("step-winograd"), without augmentation ("noaug": gather and normalise
+// only), and the augmentation of both views alone ("views"). img/s counts
+// both views.
 func BenchmarkVsTorchSimCLR(b *testing.B) {
-	for _, v := range []struct{ name, image string }{{"step", "simclr"}, {"noaug", "none"}} {
+	for _, v := range []struct{ name, image, conv string }{
+		{"step", "simclr", "direct"}, {"step-winograd", "simclr", "winograd"}, {"noaug", "none", "direct"},
+	} {
 		b.Run(v.name, func(b *testing.B) {
-			r := vsTorchRunFor(b, "simclr-"+v.image, vsTorchCIFAR(v.image))
+			r := vsTorchRunFor(b, "simclr-"+v.image+"-"+v.conv, vsTorchCIFAR(v.image, "model.conv="+v.conv))
 			im := r.mod.(*simCLR)
 			c := im.net.Config()
 			b.Logf("resnet: widths %v, blocks %v, stem %d, projection %d-%d-%d, forward %d FLOP/image; augment %v; loss %+v; lr %g; gemm %s",
