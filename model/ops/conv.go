@@ -421,9 +421,10 @@ func convBackwardX[T float32 | float64](g convGeom, dx, w, dy []T) {
 		rg := convGeom{n: g.n, c: g.o, h: g.ho, w: g.wo, o: g.c, kh: g.kh, kw: g.kw, stride: 1, pad: g.kh - 1 - g.pad, ho: g.h, wo: g.w, winograd: g.winograd}
 		K2, P2, kk := rg.k(), rg.p(), g.kh*g.kw
 		plan := implicitPlanFor(&rg)
+		wp := winogradPlanFor(&rg)
 		colSize := K2 * P2
-		if _, f32 := any(w).([]float32); f32 && plan != nil {
-			colSize = 0
+		if _, f32 := any(w).([]float32); f32 && (plan != nil || wp != nil) {
+			colSize = 0 // no column matrix: implicit GEMM or Winograd
 		}
 		buf := getScratch[T](g.c*K2 + workers*colSize)
 		defer putScratch(buf)
@@ -437,14 +438,12 @@ func convBackwardX[T float32 | float64](g convGeom, dx, w, dy []T) {
 				}
 			}
 		}
-		if wp := winogradPlanFor(&rg); wp != nil {
-			if dx32, ok := any(dx).([]float32); ok {
-				convWinograd(&rg, wp, dx32, any(dy).([]float32), any(wr).([]float32))
-				return
-			}
+		if dx32, ok := any(dx).([]float32); ok && wp != nil {
+			convWinograd(&rg, wp, dx32, any(dy).([]float32), any(wr).([]float32))
+			return
 		}
 		if colSize == 0 {
-			// The plan found above: no column matrix.
+			// The implicit plan found above: no column matrix.
 			convImplicit(&rg, plan, any(dx).([]float32), any(dy).([]float32), any(wr).([]float32))
 			return
 		}

@@ -706,51 +706,54 @@ func TestOutputReuseSavesAllocation(t *testing.T) {
 }
 
 // TestVisionDeterministicAcrossGOMAXPROCS checks that float32 results (dW
-// above all) have identical bits with 1, 2 and 3 threads.
+// above all) have identical bits with 1, 2 and 3 threads, with the direct
+// and the Winograd stride-1 convolution.
 func TestVisionDeterministicAcrossGOMAXPROCS(t *testing.T) {
-	rng := rand.New(rand.NewPCG(26, 1))
-	// Large enough for the parallel paths: 12 images, 16 channels 16×16.
-	gc := convGeomCase{12, 16, 16, 16, 16, 3, 3, 1, 1}
-	c := ndCase{"ConvBN", [][]int{gc.xShape(), gc.wShape(), {16}, {16}, {16, 16, 3, 3}}, []int{0, 1, 2, 3, 4},
-		func(in []*gorgonia.Node) (*gorgonia.Node, error) {
-			h, err := Conv2D(in[0], in[1], ConvOpts{Stride: 1, Pad: 1})
-			if err != nil {
-				return nil, err
-			}
-			if h, _, err = BatchNorm2D(h, in[2], in[3], BNConfig{Eps: 1e-5, Training: true, ReLU: true}); err != nil {
-				return nil, err
-			}
-			if h, err = Conv2D(h, in[4], ConvOpts{Stride: 2, Pad: 1}); err != nil {
-				return nil, err
-			}
-			return ReLU(h)
-		}}
-	vals := randInputs(rng, c.shapes)
-	run := func(procs int) [][]float32 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		g, in, _, _ := ndGraph(t, c, vals, tensor.Float32, true)
-		vm := gorgonia.NewTapeMachine(g)
-		defer vm.Close()
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		var out [][]float32
-		for _, n := range in {
-			gv, err := n.Grad()
-			if err != nil {
+	for _, wino := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(26, 1))
+		// Large enough for the parallel paths: 12 images, 16 channels 16×16.
+		gc := convGeomCase{12, 16, 16, 16, 16, 3, 3, 1, 1}
+		c := ndCase{"ConvBN", [][]int{gc.xShape(), gc.wShape(), {16}, {16}, {16, 16, 3, 3}}, []int{0, 1, 2, 3, 4},
+			func(in []*gorgonia.Node) (*gorgonia.Node, error) {
+				h, err := Conv2D(in[0], in[1], ConvOpts{Stride: 1, Pad: 1, Winograd: wino})
+				if err != nil {
+					return nil, err
+				}
+				if h, _, err = BatchNorm2D(h, in[2], in[3], BNConfig{Eps: 1e-5, Training: true, ReLU: true}); err != nil {
+					return nil, err
+				}
+				if h, err = Conv2D(h, in[4], ConvOpts{Stride: 2, Pad: 1}); err != nil {
+					return nil, err
+				}
+				return ReLU(h)
+			}}
+		vals := randInputs(rng, c.shapes)
+		run := func(procs int) [][]float32 {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			g, in, _, _ := ndGraph(t, c, vals, tensor.Float32, true)
+			vm := gorgonia.NewTapeMachine(g)
+			defer vm.Close()
+			if err := vm.RunAll(); err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, append([]float32(nil), gv.(*tensor.Dense).Float32s()...))
+			var out [][]float32
+			for _, n := range in {
+				gv, err := n.Grad()
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, append([]float32(nil), gv.(*tensor.Dense).Float32s()...))
+			}
+			return out
 		}
-		return out
-	}
-	ref := run(1)
-	for _, p := range []int{2, 3} {
-		got := run(p)
-		for i := range ref {
-			for e := range ref[i] {
-				if math.Float32bits(ref[i][e]) != math.Float32bits(got[i][e]) {
-					t.Fatalf("GOMAXPROCS %d: gradient of input %d differs at %d: %v vs %v", p, i, e, got[i][e], ref[i][e])
+		ref := run(1)
+		for _, p := range []int{2, 3} {
+			got := run(p)
+			for i := range ref {
+				for e := range ref[i] {
+					if math.Float32bits(ref[i][e]) != math.Float32bits(got[i][e]) {
+						t.Fatalf("winograd %t, GOMAXPROCS %d: gradient of input %d differs at %d: %v vs %v", wino, p, i, e, got[i][e], ref[i][e])
+					}
 				}
 			}
 		}
