@@ -74,12 +74,16 @@ func BenchmarkImageEmbed(b *testing.B) {
 // augmented views through the online network (ResNet + projector 1024 →
 // 128 + predictor 1024, forward and backward) and through the momentum
 // network (forward only), the symmetric loss, LARS and the EMA update.
-// img/s counts both views, as BenchmarkSimCLRStep.
+// img/s counts both views, as BenchmarkSimCLRStep; the -winograd variants
+// set model.conv: winograd.
 func BenchmarkMoCoV3Step(b *testing.B) {
-	for _, arch := range []string{"resnet14", "resnet8"} {
-		b.Run(arch, func(b *testing.B) {
+	for _, v := range []struct{ name, arch, conv string }{
+		{"resnet14", "resnet14", "direct"}, {"resnet14-winograd", "resnet14", "winograd"},
+		{"resnet8", "resnet8", "direct"}, {"resnet8-winograd", "resnet8", "winograd"},
+	} {
+		b.Run(v.name, func(b *testing.B) {
 			mod, cfg, n := benchModality(b, "modality: image\nmethod: mocov3\n",
-				"data.image.images=512", "data.image.test_images=64", "model.arch="+arch)
+				"data.image.images=512", "data.image.test_images=64", "model.arch="+v.arch, "model.conv="+v.conv)
 			oc := cfg.Optim
 			oc.LR = cfg.Train.LR
 			opt, err := optim.New(oc, optimParams(mod.Params()))
