@@ -523,3 +523,438 @@ wd_next:
 wd_done:
 	VZEROUPPER
 	RET
+
+// ---- F(4×4, 3×3) (winograd4.go) ----
+
+DATA  wgFour<>+0(SB)/4, $4.0
+GLOBL wgFour<>(SB), RODATA|NOPTR, $4
+DATA  wgEight<>+0(SB)/4, $8.0
+GLOBL wgEight<>(SB), RODATA|NOPTR, $4
+
+// WG4ROW is wg4Row on 16 lanes: D0..D5 in, T0..T5 out, R, P, Q, S, X
+// scratch; Z31 holds 4.0. T0..T5 must differ from D0..D5.
+#define WG4ROW(D0, D1, D2, D3, D4, D5, T0, T1, T2, T3, T4, T5, R, P, Q, S, X) \
+	VSUBPS D2, D4, R; \
+	VMULPS Z31, D2, X; \
+	VSUBPS X, D4, P; \
+	VMULPS Z31, D1, X; \
+	VSUBPS X, D3, Q; \
+	VSUBPS D1, D3, S; \
+	VADDPS S, S, S; \
+	VSUBPS D2, D0, X; \
+	VMULPS Z31, X, X; \
+	VADDPS R, X, T0; \
+	VADDPS Q, P, T1; \
+	VSUBPS Q, P, T2; \
+	VADDPS S, R, T3; \
+	VSUBPS S, R, T4; \
+	VSUBPS D3, D1, X; \
+	VMULPS Z31, X, X; \
+	VSUBPS D3, D5, R; \
+	VADDPS R, X, T5
+
+// WG4IN_ROW loads padded row at R10 (phase k at R10 + k·DX bytes) for the
+// lanes of K1, transforms it and stores t0..t5 at OFF(R11).
+#define WG4IN_ROW(OFF) \
+	LEAQ (R10)(DX*2), R12; \
+	VMOVUPS.Z (R10), K1, Z0; \
+	VMOVUPS.Z (R10)(DX*1), K1, Z1; \
+	VMOVUPS.Z (R12), K1, Z2; \
+	VMOVUPS.Z (R12)(DX*1), K1, Z3; \
+	VMOVUPS.Z 4(R10), K1, Z4; \
+	VMOVUPS.Z 4(R10)(DX*1), K1, Z5; \
+	WG4ROW(Z0, Z1, Z2, Z3, Z4, Z5, Z11, Z12, Z13, Z14, Z15, Z16, Z6, Z7, Z8, Z9, Z10); \
+	VMOVUPS Z11, (OFF+0)(R11); \
+	VMOVUPS Z12, (OFF+64)(R11); \
+	VMOVUPS Z13, (OFF+128)(R11); \
+	VMOVUPS Z14, (OFF+192)(R11); \
+	VMOVUPS Z15, (OFF+256)(R11); \
+	VMOVUPS Z16, (OFF+320)(R11)
+
+// WG4IN_COL transforms column k of the scratch rows (t[i][k] at
+// (6i+k)·64(R11)) and stores V[6r+k] at R10 + r·6·vs (R8 = vs bytes).
+#define WG4IN_COL(K) \
+	VMOVUPS (K*64)(R11), Z0; \
+	VMOVUPS ((6+K)*64)(R11), Z1; \
+	VMOVUPS ((12+K)*64)(R11), Z2; \
+	VMOVUPS ((18+K)*64)(R11), Z3; \
+	VMOVUPS ((24+K)*64)(R11), Z4; \
+	VMOVUPS ((30+K)*64)(R11), Z5; \
+	WG4ROW(Z0, Z1, Z2, Z3, Z4, Z5, Z11, Z12, Z13, Z14, Z15, Z16, Z6, Z7, Z8, Z9, Z10); \
+	MOVQ R10, R12; \
+	VMOVUPS Z11, K1, (R12); \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS Z12, K1, (R12); \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS Z13, K1, (R12); \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS Z14, K1, (R12); \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS Z15, K1, (R12); \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS Z16, K1, (R12); \
+	ADDQ R8, R10
+
+// func wgIn4_32(v *float32, vs int, ph *float32, rs, wq, n, rows int, scratch *float32)
+TEXT ·wgIn4_32(SB), NOSPLIT, $0-64
+	MOVQ v+0(FP), R15
+	MOVQ vs+8(FP), R8
+	SHLQ $2, R8
+	MOVQ ph+16(FP), R14
+	MOVQ rs+24(FP), R9
+	SHLQ $2, R9
+	MOVQ wq+32(FP), DX
+	SHLQ $2, DX
+	MOVQ n+40(FP), R13
+	MOVQ scratch+56(FP), R11
+	VBROADCASTSS wgFour<>(SB), Z31
+
+w4i_row:
+	CMPQ rows+48(FP), $0
+	JLE  w4i_done
+	MOVQ R14, SI
+	MOVQ R15, DI
+	MOVQ R13, CX
+
+w4i_loop:
+	TESTQ CX, CX
+	JLE   w4i_next
+	MOVQ  CX, BX
+	CMPQ  BX, $16
+	JLE   w4i_mask
+	MOVQ  $16, BX
+
+w4i_mask:
+	WGMASK(K1, BX)
+	MOVQ SI, R10
+	WG4IN_ROW(0)
+	ADDQ R9, R10
+	WG4IN_ROW(384)
+	ADDQ R9, R10
+	WG4IN_ROW(768)
+	ADDQ R9, R10
+	WG4IN_ROW(1152)
+	ADDQ R9, R10
+	WG4IN_ROW(1536)
+	ADDQ R9, R10
+	WG4IN_ROW(1920)
+
+	MOVQ DI, R10
+	WG4IN_COL(0)
+	WG4IN_COL(1)
+	WG4IN_COL(2)
+	WG4IN_COL(3)
+	WG4IN_COL(4)
+	WG4IN_COL(5)
+
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP  w4i_loop
+
+w4i_next:
+	// Next tile row: four padded rows down, n tiles on.
+	LEAQ (R14)(R9*4), R14
+	LEAQ (R15)(R13*4), R15
+	DECQ rows+48(FP)
+	JMP  w4i_row
+
+w4i_done:
+	VZEROUPPER
+	RET
+
+// WG4OUT is wg4Out6 on 16 lanes: M0..M5 in, O0..O3 out, A, B, C, E, X
+// scratch; Z31 = 4.0, Z30 = 8.0.
+#define WG4OUT(M0, M1, M2, M3, M4, M5, O0, O1, O2, O3, A, B, C, E, X) \
+	VADDPS M2, M1, A; \
+	VSUBPS M2, M1, B; \
+	VADDPS M4, M3, C; \
+	VSUBPS M4, M3, E; \
+	VADDPS A, M0, O0; \
+	VADDPS C, O0, O0; \
+	VADDPS E, E, X; \
+	VADDPS X, B, O1; \
+	VMULPS Z31, C, X; \
+	VADDPS X, A, O2; \
+	VMULPS Z30, E, X; \
+	VADDPS X, B, O3; \
+	VADDPS M5, O3, O3
+
+// WG4OUT_COL loads M[6i+K] (i = 0..5) from R10 + i·6·ms (R8 = ms bytes)
+// under K1 and stores s[r][K] at (6r+K)·64(R11).
+#define WG4OUT_COL(K) \
+	MOVQ R10, R12; \
+	VMOVUPS.Z (R12), K1, Z0; \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS.Z (R12), K1, Z1; \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS.Z (R12), K1, Z2; \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS.Z (R12), K1, Z3; \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS.Z (R12), K1, Z4; \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS.Z (R12), K1, Z5; \
+	WG4OUT(Z0, Z1, Z2, Z3, Z4, Z5, Z11, Z12, Z13, Z14, Z6, Z7, Z8, Z9, Z10); \
+	VMOVUPS Z11, (K*64)(R11); \
+	VMOVUPS Z12, ((6+K)*64)(R11); \
+	VMOVUPS Z13, ((12+K)*64)(R11); \
+	VMOVUPS Z14, ((18+K)*64)(R11); \
+	ADDQ R8, R10
+
+// WG4OUT_ROW transforms scratch row R (s[R][k] at (6R+k)·64(R11)) into the
+// four outputs of 16 tiles, interleaves them (tile tx's four values at
+// 4·tx) and stores 4·BX floats at R10 under K2..K5.
+#define WG4OUT_ROW(R) \
+	VMOVUPS ((6*R)*64)(R11), Z0; \
+	VMOVUPS ((6*R+1)*64)(R11), Z1; \
+	VMOVUPS ((6*R+2)*64)(R11), Z2; \
+	VMOVUPS ((6*R+3)*64)(R11), Z3; \
+	VMOVUPS ((6*R+4)*64)(R11), Z4; \
+	VMOVUPS ((6*R+5)*64)(R11), Z5; \
+	WG4OUT(Z0, Z1, Z2, Z3, Z4, Z5, Z11, Z12, Z13, Z14, Z6, Z7, Z8, Z9, Z10); \
+	VMOVAPS Z11, Z15; \
+	VMOVAPS Z11, Z16; \
+	VPERMT2PS Z13, Z29, Z15; \
+	VPERMT2PS Z13, Z28, Z16; \
+	VMOVAPS Z12, Z17; \
+	VMOVAPS Z12, Z18; \
+	VPERMT2PS Z14, Z29, Z17; \
+	VPERMT2PS Z14, Z28, Z18; \
+	VMOVAPS Z15, Z19; \
+	VMOVAPS Z15, Z20; \
+	VPERMT2PS Z17, Z29, Z19; \
+	VPERMT2PS Z17, Z28, Z20; \
+	VMOVAPS Z16, Z21; \
+	VMOVAPS Z16, Z22; \
+	VPERMT2PS Z18, Z29, Z21; \
+	VPERMT2PS Z18, Z28, Z22; \
+	VMOVUPS Z19, K2, (R10); \
+	VMOVUPS Z20, K3, 64(R10); \
+	VMOVUPS Z21, K4, 128(R10); \
+	VMOVUPS Z22, K5, 192(R10)
+
+// WG4CLAMP clamps AX to [0, 16]. Clobbers R12.
+#define WG4CLAMP \
+	XORQ    R12, R12; \
+	CMPQ    AX, $0; \
+	CMOVQLT R12, AX; \
+	MOVQ    $16, R12; \
+	CMPQ    AX, R12; \
+	CMOVQGT R12, AX
+
+// func wgOut4_32(y *float32, ys int, m *float32, ms, n, rows int, scratch *float32)
+TEXT ·wgOut4_32(SB), NOSPLIT, $0-56
+	MOVQ y+0(FP), R15
+	MOVQ ys+8(FP), R9
+	SHLQ $2, R9
+	MOVQ m+16(FP), R14
+	MOVQ ms+24(FP), R8
+	SHLQ $2, R8
+	MOVQ n+32(FP), R13
+	MOVQ scratch+48(FP), R11
+	VBROADCASTSS wgFour<>(SB), Z31
+	VBROADCASTSS wgEight<>(SB), Z30
+	VMOVDQU32 wgLoIdx<>(SB), Z29
+	VMOVDQU32 wgHiIdx<>(SB), Z28
+
+w4o_row:
+	CMPQ rows+40(FP), $0
+	JLE  w4o_done
+	MOVQ R15, DI
+	MOVQ R14, SI
+	MOVQ R13, CX
+
+w4o_loop:
+	TESTQ CX, CX
+	JLE   w4o_next
+	MOVQ  CX, BX
+	CMPQ  BX, $16
+	JLE   w4o_mask
+	MOVQ  $16, BX
+
+w4o_mask:
+	// K1: BX lanes; K2..K5: the 4·BX outputs in four blocks of 16.
+	MOVQ BX, DX
+	WGMASK(K1, DX)
+	LEAQ (BX*4), DX
+	MOVQ DX, AX
+	WG4CLAMP
+	MOVQ AX, R12
+	WGMASK(K2, R12)
+	LEAQ -16(DX), AX
+	WG4CLAMP
+	MOVQ AX, R12
+	WGMASK(K3, R12)
+	LEAQ -32(DX), AX
+	WG4CLAMP
+	MOVQ AX, R12
+	WGMASK(K4, R12)
+	LEAQ -48(DX), AX
+	WG4CLAMP
+	MOVQ AX, R12
+	WGMASK(K5, R12)
+
+	MOVQ SI, R10
+	WG4OUT_COL(0)
+	WG4OUT_COL(1)
+	WG4OUT_COL(2)
+	WG4OUT_COL(3)
+	WG4OUT_COL(4)
+	WG4OUT_COL(5)
+
+	MOVQ DI, R10
+	WG4OUT_ROW(0)
+	ADDQ R9, R10
+	WG4OUT_ROW(1)
+	ADDQ R9, R10
+	WG4OUT_ROW(2)
+	ADDQ R9, R10
+	WG4OUT_ROW(3)
+
+	ADDQ $64, SI
+	ADDQ $256, DI
+	SUBQ $16, CX
+	JMP  w4o_loop
+
+w4o_next:
+	// Next tile row: four output rows down, n tiles on.
+	LEAQ (R15)(R9*4), R15
+	LEAQ (R14)(R13*4), R14
+	DECQ rows+40(FP)
+	JMP  w4o_row
+
+w4o_done:
+	VZEROUPPER
+	RET
+
+// WG4DY is wg4Dy4 on 16 lanes: G0..G3 in, H1..H4 out (h0 = g0, h5 = g3),
+// U, W, A, B scratch; Z31 = 4.0.
+#define WG4DY(G0, G1, G2, G3, H1, H2, H3, H4, U, W, A, B) \
+	VADDPS G2, G0, U; \
+	VADDPS G3, G1, W; \
+	VMULPS Z31, G2, A; \
+	VADDPS A, G0, A; \
+	VMULPS Z31, G3, B; \
+	VADDPS B, G1, B; \
+	VADDPS B, B, B; \
+	VADDPS W, U, H1; \
+	VSUBPS W, U, H2; \
+	VADDPS B, A, H3; \
+	VSUBPS B, A, H4
+
+// WG4DY_ROW loads gradient row at R10 (column phase c at R10 + c·DX
+// bytes) under K1 and stores h[R][0..5] at (6R+j)·64(R11).
+#define WG4DY_ROW(R) \
+	LEAQ (R10)(DX*2), R12; \
+	VMOVUPS.Z (R10), K1, Z0; \
+	VMOVUPS.Z (R10)(DX*1), K1, Z1; \
+	VMOVUPS.Z (R12), K1, Z2; \
+	VMOVUPS.Z (R12)(DX*1), K1, Z3; \
+	WG4DY(Z0, Z1, Z2, Z3, Z11, Z12, Z13, Z14, Z6, Z7, Z8, Z9); \
+	VMOVUPS Z0, ((6*R)*64)(R11); \
+	VMOVUPS Z11, ((6*R+1)*64)(R11); \
+	VMOVUPS Z12, ((6*R+2)*64)(R11); \
+	VMOVUPS Z13, ((6*R+3)*64)(R11); \
+	VMOVUPS Z14, ((6*R+4)*64)(R11); \
+	VMOVUPS Z3, ((6*R+5)*64)(R11)
+
+// WG4DY_COL transforms column J of the scratch rows and stores
+// dM[6i+J] at R10 + i·6·ms (R8 = ms bytes).
+#define WG4DY_COL(J) \
+	VMOVUPS (J*64)(R11), Z0; \
+	VMOVUPS ((6+J)*64)(R11), Z1; \
+	VMOVUPS ((12+J)*64)(R11), Z2; \
+	VMOVUPS ((18+J)*64)(R11), Z3; \
+	WG4DY(Z0, Z1, Z2, Z3, Z11, Z12, Z13, Z14, Z6, Z7, Z8, Z9); \
+	MOVQ R10, R12; \
+	VMOVUPS Z0, K1, (R12); \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS Z11, K1, (R12); \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS Z12, K1, (R12); \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS Z13, K1, (R12); \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS Z14, K1, (R12); \
+	LEAQ (R12)(R8*4), R12; \
+	LEAQ (R12)(R8*2), R12; \
+	VMOVUPS Z3, K1, (R12); \
+	ADDQ R8, R10
+
+// func wgDy4_32(dm *float32, ms int, q *float32, rs, wd, n, rows int, scratch *float32)
+TEXT ·wgDy4_32(SB), NOSPLIT, $0-64
+	MOVQ dm+0(FP), R15
+	MOVQ ms+8(FP), R8
+	SHLQ $2, R8
+	MOVQ q+16(FP), R14
+	MOVQ rs+24(FP), R9
+	SHLQ $2, R9
+	MOVQ wd+32(FP), DX
+	SHLQ $2, DX
+	MOVQ n+40(FP), R13
+	MOVQ scratch+56(FP), R11
+	VBROADCASTSS wgFour<>(SB), Z31
+
+w4d_row:
+	CMPQ rows+48(FP), $0
+	JLE  w4d_done
+	MOVQ R14, SI
+	MOVQ R15, DI
+	MOVQ R13, CX
+
+w4d_loop:
+	TESTQ CX, CX
+	JLE   w4d_next
+	MOVQ  CX, BX
+	CMPQ  BX, $16
+	JLE   w4d_mask
+	MOVQ  $16, BX
+
+w4d_mask:
+	WGMASK(K1, BX)
+	MOVQ SI, R10
+	WG4DY_ROW(0)
+	ADDQ R9, R10
+	WG4DY_ROW(1)
+	ADDQ R9, R10
+	WG4DY_ROW(2)
+	ADDQ R9, R10
+	WG4DY_ROW(3)
+
+	MOVQ DI, R10
+	WG4DY_COL(0)
+	WG4DY_COL(1)
+	WG4DY_COL(2)
+	WG4DY_COL(3)
+	WG4DY_COL(4)
+	WG4DY_COL(5)
+
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP  w4d_loop
+
+w4d_next:
+	LEAQ (R14)(R9*4), R14
+	LEAQ (R15)(R13*4), R15
+	DECQ rows+48(FP)
+	JMP  w4d_row
+
+w4d_done:
+	VZEROUPPER
+	RET
