@@ -120,16 +120,3 @@ func wgFill32(dst, x *float32, rows, w, rs, aoff, boff int)
 //
 //go:noescape
 func wgDy32(dm *float32, ms int, e, o *float32, rs, n, rows int)
-
-// wgIn4_32, wgOut4_32 and wgDy4_32 (winograd_amd64.s) are the F(4×4, 3×3)
-// transforms, wgIn4Go's, wgOut4Go's and wgDy4Go's loops bit for bit;
-// scratch holds 36 vectors of 16 floats.
-//
-//go:noescape
-func wgIn4_32(v *float32, vs int, ph *float32, rs, wq, n, rows int, scratch *float32)
-
-//go:noescape
-func wgOut4_32(y *float32, ys int, m *float32, ms, n, rows int, scratch *float32)
-
-//go:noescape
-func wgDy4_32(dm *float32, ms int, q *float32, rs, wd, n, rows int, scratch *float32)

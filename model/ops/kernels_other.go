@@ -51,12 +51,3 @@ func wgIn32(v *float32, vs int, e, o *float32, rs, n, rows int)  { panic("ops: n
 func wgOut32(y *float32, ys int, m *float32, ms, n, rows int)    { panic("ops: no AVX-512") }
 func wgFill32(dst, x *float32, rows, w, rs, aoff, boff int)      { panic("ops: no AVX-512") }
 func wgDy32(dm *float32, ms int, e, o *float32, rs, n, rows int) { panic("ops: no AVX-512") }
-func wgIn4_32(v *float32, vs int, ph *float32, rs, wq, n, rows int, scratch *float32) {
-	panic("ops: no AVX-512")
-}
-func wgOut4_32(y *float32, ys int, m *float32, ms, n, rows int, scratch *float32) {
-	panic("ops: no AVX-512")
-}
-func wgDy4_32(dm *float32, ms int, q *float32, rs, wd, n, rows int, scratch *float32) {
-	panic("ops: no AVX-512")
-}

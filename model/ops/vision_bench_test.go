@@ -58,8 +58,6 @@ func BenchmarkConv2D(b *testing.B) {
 			{"winograd-fwd", 1, func() { convForward(gw, y, x, w) }},
 			{"winograd-dX", 1, func() { convBackwardX(gw, dx, w, dy) }},
 			{"winograd-dW", 1, func() { convBackwardW(gw, dw, x, dy) }},
-			{"winograd4-fwd", 1, func() { convWinograd4(&gw, newWg4Plan(&gw), y, x, w) }},
-			{"winograd4-dW", 1, func() { convWinograd4W(&gw, newWg4Plan(&gw), dw, x, dy) }},
 			{"winograd-fwdbwd", 3, func() {
 				convForward(gw, y, x, w)
 				convBackwardX(gw, dx, w, dy)
