@@ -59,14 +59,18 @@ func BenchmarkSimCLRStep(b *testing.B) {
 // BenchmarkImageEmbed measures evaluation-mode embedding of 512 images
 // (what one BatchSampler refresh costs per 512 training images).
 func BenchmarkImageEmbed(b *testing.B) {
-	mod, _, _ := benchImageModality(b, "resnet14")
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := mod.Embed("train", "projection"); err != nil {
-			b.Fatal(err)
-		}
+	for _, conv := range []string{"direct", "winograd"} {
+		b.Run(conv, func(b *testing.B) {
+			mod, _, _ := benchImageModality(b, "resnet14", "model.conv="+conv)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := mod.Embed("train", "projection"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(512*b.N)/b.Elapsed().Seconds(), "img/s")
+		})
 	}
-	b.ReportMetric(float64(512*b.N)/b.Elapsed().Seconds(), "img/s")
 }
 
 // BenchmarkMoCoV3Step measures one MoCo v3 training step beside
