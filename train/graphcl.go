@@ -110,7 +110,9 @@ func (g *graphCL) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 		return StepResult{}, err
 	}
 	if viewsAtOnce {
-		return g.stepAcross([2]*model.GraphBatch{b1, b2})
+		res, err := g.stepAcross([2]*model.GraphBatch{b1, b2})
+		res.Nodes = b1.NumNodes // view 1 is the graphs as sampled
+		return res, err
 	}
 	eg, release, err := newStepGraph(&g.arena)
 	if err != nil {
@@ -128,13 +130,15 @@ func (g *graphCL) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 			return StepResult{}, fmt.Errorf("project view %d: %w", i+1, err)
 		}
 	}
-	return contrastiveStep(eg, g.cfg.Loss, proj, bound.Learnables(), func() ([][]float32, error) {
+	res, err := contrastiveStep(eg, g.cfg.Loss, proj, bound.Learnables(), func() ([][]float32, error) {
 		grads, err := bound.Grads()
 		if err != nil {
 			return nil, err
 		}
 		return grads, bound.CommitStats()
 	})
+	res.Nodes = b1.NumNodes
+	return res, err
 }
 
 // viewsAtOnce is false only in tests that compare stepAcross with the step

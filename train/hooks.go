@@ -115,6 +115,9 @@ func hookMetrics(r *run) error {
 	if a, ok := r.smp.Sampler().(interface{ Alpha() float64 }); ok {
 		rec["alpha"] = a.Alpha()
 	}
+	if r.res.Nodes > 0 {
+		rec["batch_nodes"] = r.res.Nodes
+	}
 	if ec, ok := r.smp.Sampler().(sampler.EpochCounter); ok {
 		if e, own := ec.SamplerEpoch(); own {
 			rec["sampler_epoch"] = e

@@ -83,6 +83,11 @@ type StepResult struct {
 	// the method hands them over (MethodSpec.ViewProjections); else nil.
 	// The sampler's embedding cached_views reads both.
 	Proj2 []float32
+	// Nodes is the number of nodes in the batch's graphs as sampled
+	// (before augmentation; graph methods, 0 elsewhere). The loop writes it
+	// to metrics.jsonl as batch_nodes: a step's cost grows with it, and
+	// samplers that group similar graphs change it.
+	Nodes int
 }
 
 // Dataset is a loaded dataset shared by all runs of an experiment. The

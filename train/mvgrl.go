@@ -265,7 +265,7 @@ func (g *mvgrlMethod) Step(idx []int, _ *rand.Rand) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
-	return StepResult{Loss: lv, Grads: g.grads, Proj: proj, ProjDim: g.m.EmbedDim()}, nil
+	return StepResult{Loss: lv, Grads: g.grads, Proj: proj, ProjDim: g.m.EmbedDim(), Nodes: int(b.GraphPtr[len(b.GraphPtr)-1])}, nil
 }
 
 // mvgrlEmbedChunkNodes is about the number of nodes Embed runs through the

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -339,5 +340,57 @@ func TestObserverSeesWhereTheExperimentStands(t *testing.T) {
 	}
 	if last := seen[len(seen)-1]; last.Left != 0 {
 		t.Errorf("time left at the last step: %v", last.Left)
+	}
+}
+
+// TestBatchNodesLogged: graph methods log the nodes of each logged step's
+// graphs as sampled (batch_nodes); with every graph of 10 nodes and full
+// batches that is 10·B, for GraphCL (whose second view is augmented) and
+// MVGRL alike, and metrics.csv carries the column.
+func TestBatchNodesLogged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("training runs: skipped with -short")
+	}
+	sets := []string{"data.synthetic.min_nodes=10", "data.synthetic.max_nodes=10", "train.epochs=1",
+		"data.synthetic.graphs=96", "train.log_every=1", "seeds=[0]", "samplers=[{kind: uniform}]"} // 3 full batches an epoch
+	for _, m := range []struct {
+		name string
+		sets []string
+	}{{"graphcl", nil}, {"mvgrl", tinyMVGRL}} {
+		t.Run(m.name, func(t *testing.T) {
+			cfg := mustParse(t, tinySynthetic, append(slices.Clone(sets), m.sets...)...)
+			dir := t.TempDir()
+			if _, err := Run(context.Background(), cfg, Options{OutDir: dir}); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, "metrics.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps := 0
+			for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+				var rec map[string]any
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatal(err)
+				}
+				if rec["event"] != nil {
+					continue
+				}
+				steps++
+				if got, want := rec["batch_nodes"], float64(10*cfg.Train.BatchSize); got != want {
+					t.Fatalf("step %v: batch_nodes %v, want %v", rec["step"], got, want)
+				}
+			}
+			if steps == 0 {
+				t.Fatal("no step records")
+			}
+			csvText, err := os.ReadFile(filepath.Join(dir, "metrics.csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if header, _, _ := strings.Cut(string(csvText), "\n"); !strings.Contains(header, "batch_nodes") {
+				t.Errorf("metrics.csv header %q lacks batch_nodes", header)
+			}
+		})
 	}
 }
