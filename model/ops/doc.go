@@ -24,8 +24,10 @@
 //   - [Conv2D]: 2-D convolution without bias (im2col + GEMM per image,
 //     written straight into NCHW; 1×1 stride-1 convolutions skip im2col,
 //     and other stride-1 ones read the columns from a padded copy of the
-//     image through a table of offsets, with the same bits), with dX
-//     (skippable) and dW as further ops;
+//     image through a table of offsets, with the same bits; or, with
+//     ConvOpts.Winograd, Winograd's F(2×2, 3×3) for float32 3×3 stride-1
+//     convolutions of 8 or more channels: the same function, other
+//     rounding), with dX (skippable) and dW as further ops;
 //   - [BatchNorm2D]: per-channel batch normalisation over N·H·W, the same
 //     [BNConfig] and [BatchNormOp] as [BatchNorm], optionally fused with a
 //     ReLU (BNConfig.ReLU);
