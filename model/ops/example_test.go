@@ -57,3 +57,38 @@ func ExampleScaleShiftRows() {
 	fmt.Println(x, pooled)
 	// Output: [2.5 19 6.5 39] [9 58]
 }
+
+// With ConvOpts.Winograd a float32 3×3 stride-1 convolution of 8 or more
+// channels runs Winograd's F(2×2, 3×3): the same function as the direct
+// algorithm up to float32 rounding. Here 8 channels of ones through
+// all-ones kernels: every output counts 8 × the in-image neighbours, and
+// the small integers come out exactly either way.
+func ExampleConvOpts_winograd() {
+	const c = 8
+	run := func(winograd bool) []float32 {
+		g := gorgonia.NewGraph()
+		ones := func(shape ...int) *tensor.Dense {
+			v := make([]float32, tensor.Shape(shape).TotalSize())
+			for i := range v {
+				v[i] = 1
+			}
+			return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(v))
+		}
+		x := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(1, c, 4, 4), gorgonia.WithValue(ones(1, c, 4, 4)), gorgonia.WithName("x"))
+		w := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(c, c, 3, 3), gorgonia.WithValue(ones(c, c, 3, 3)), gorgonia.WithName("w"))
+		y, err := ops.Conv2D(x, w, ops.ConvOpts{Pad: 1, Winograd: winograd})
+		if err != nil {
+			fmt.Println(err)
+			return nil
+		}
+		vm := gorgonia.NewTapeMachine(g)
+		defer vm.Close()
+		if err := vm.RunAll(); err != nil {
+			fmt.Println(err)
+			return nil
+		}
+		return y.Value().Data().([]float32)[:4] // channel 0, first row
+	}
+	fmt.Println(run(false), run(true))
+	// Output: [32 48 48 32] [32 48 48 32]
+}
