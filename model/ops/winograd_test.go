@@ -187,6 +187,18 @@ var winogradCases = []convGeomCase{
 	{2, 8, 33, 35, 12, 3, 3, 1, 1},
 }
 
+// winogradEdgeCases are geometries where most of every tile is padding or
+// overhang: one pixel, a single output, padding beyond the kernel. There
+// float32 rounding is amplified by cancellations in the transforms (dW up
+// to 1.4e-5 of Σ|x·dy| on random data), so TestWinogradExactOnIntegers
+// checks them, with the cases above, on exactly representable values.
+var winogradEdgeCases = []convGeomCase{
+	{2, 8, 1, 1, 8, 3, 3, 1, 1},
+	{3, 8, 2, 3, 9, 3, 3, 1, 1},
+	{2, 8, 3, 3, 8, 3, 3, 1, 0},
+	{2, 9, 5, 6, 8, 3, 3, 1, 3},
+}
+
 // TestWinogradMatchesDirect checks the float32 Winograd forward pass and
 // dX against float64 loops, with the same bound the direct float32 path
 // meets (relative to Σ|x·w| of each output), and that an image's result
@@ -409,6 +421,51 @@ func TestWinogradAdjoints(t *testing.T) {
 		wgDyGo(dm, 1, dy, dy[1:], 2, 1, 1)
 		if a, b := dot(dy, y), dot(dm, m); a != b {
 			t.Fatalf("⟨dY, Aᵀ·m·A⟩ = %v, ⟨A·dY·Aᵀ, m⟩ = %v", a, b)
+		}
+	}
+}
+
+// TestWinogradExactOnIntegers: on small integers every value of the
+// Winograd forward pass, dX and dW (transformed tiles, halves and quarters
+// of the kernels, their products and sums) is exact in float32, so the
+// results must equal the float64 loops' exactly, on every geometry.
+func TestWinogradExactOnIntegers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 3))
+	ints := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(rng.IntN(9) - 4)
+		}
+		return v
+	}
+	for _, gc := range append(slices.Clone(winogradCases), winogradEdgeCases...) {
+		x, w := ints(prod(gc.xShape())), ints(prod(gc.wShape()))
+		ho, wo := gc.out()
+		dy := ints(gc.n * gc.o * ho * wo)
+		want := convRef(gc, x, w)
+		wantDx, wantDw := convRefGrads(gc, x, w, dy)
+		g, err := newConvGeom("test", gc.xShape(), gc.wShape(), 1, gc.pad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.winograd = true
+		if winogradPlanFor(&g) == nil {
+			t.Fatalf("%v: no Winograd plan", gc)
+		}
+		y, dx, dw := make([]float32, len(want)), make([]float32, len(wantDx)), make([]float32, len(wantDw))
+		convForward(g, y, to32(x), to32(w))
+		convBackwardX(g, dx, to32(w), to32(dy))
+		convBackwardW(g, dw, to32(x), to32(dy))
+		for _, c := range []struct {
+			name string
+			got  []float32
+			want []float64
+		}{{"y", y, want}, {"dX", dx, wantDx}, {"dW", dw, wantDw}} {
+			for i := range c.want {
+				if float64(c.got[i]) != c.want[i] {
+					t.Fatalf("%v: %s[%d] = %v, want %v exactly", gc, c.name, i, c.got[i], c.want[i])
+				}
+			}
 		}
 	}
 }
