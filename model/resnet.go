@@ -35,8 +35,8 @@ type ResNetConfig struct {
 	ImageNetStem bool
 	// Winograd computes the 3×3 stride-1 convolutions with 8 or more
 	// channels in and out by Winograd's F(2×2, 3×3) (ops.ConvOpts.Winograd):
-	// the forward pass and dX with 16 multiplications per 2×2 output tile
-	// and channel pair instead of 36. Same function, other rounding.
+	// the forward pass, dX and dW with 16 multiplications per 2×2 output
+	// tile and channel pair instead of 36. Same function, other rounding.
 	Winograd bool
 	// NoHead leaves the projection head out (a method that brings its own
 	// heads, e.g. MoCo v3's MLPs): Params holds the encoder only, Project
