@@ -125,3 +125,90 @@ ev_m1:
 ev_done:
 	VZEROUPPER
 	RET
+
+// wgFill32 is split32 over rows, for the Winograd convolutions
+// (winograd.go): the even and odd values of every row land at offsets of
+// a strided destination row, and an odd row's last value after the evens.
+// func wgFill32(dst, x *float32, rows, w, rs, aoff, boff int)
+// For each of rows rows of w values (x, consecutive) and destination rows
+// (dst, stride rs): dst[aoff + j] = x[2j], dst[boff + j] = x[2j+1] for
+// j < w/2, and dst[aoff + w/2] = x[w−1] when w is odd.
+TEXT ·wgFill32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), R10
+	MOVQ x+8(FP), SI
+	MOVQ rows+16(FP), R15
+	MOVQ w+24(FP), R13
+	MOVQ rs+32(FP), R9
+	SHLQ $2, R9
+	MOVQ aoff+40(FP), R11
+	SHLQ $2, R11
+	MOVQ boff+48(FP), R12
+	SHLQ $2, R12
+	VMOVDQU32 evenIdx<>(SB), Z4
+	VPTERNLOGD $0xff, Z5, Z5, Z5
+	VPSUBD Z5, Z4, Z5 // odd indices: even + 1
+
+wf_row:
+	TESTQ R15, R15
+	JLE   wf_done
+	LEAQ  (R10)(R11*1), DI
+	LEAQ  (R10)(R12*1), DX
+	MOVQ  R13, CX
+	SHRQ  $1, CX // pairs
+
+wf_loop:
+	CMPQ CX, $16
+	JLT  wf_tail
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMOVAPS Z0, Z2
+	VPERMT2PS Z1, Z4, Z0
+	VPERMT2PS Z1, Z5, Z2
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z2, (DX)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	ADDQ $64, DX
+	SUBQ $16, CX
+	JMP  wf_loop
+
+wf_tail:
+	TESTQ CX, CX
+	JZ   wf_odd
+	// 2·CX values left: the first min(16, 2·CX) under K1, the rest under K2.
+	LEAQ (CX)(CX*1), R8
+	MOVQ R8, R14
+	CMPQ R14, $16
+	JLE  wf_m1
+	MOVQ $16, R14
+
+wf_m1:
+	SETMASK(K1, R14)
+	SUBQ R14, R8
+	SETMASK(K2, R8)
+	SETMASK(K3, CX)
+	VMOVUPS.Z (SI), K1, Z0
+	VMOVUPS.Z 64(SI), K2, Z1
+	VMOVAPS Z0, Z2
+	VPERMT2PS Z1, Z4, Z0
+	VPERMT2PS Z1, Z5, Z2
+	VMOVUPS Z0, K3, (DI)
+	VMOVUPS Z2, K3, (DX)
+	LEAQ (SI)(CX*8), SI
+	LEAQ (DI)(CX*4), DI
+
+wf_odd:
+	TESTQ $1, R13
+	JZ    wf_next
+	MOVL  (SI), AX
+	MOVL  AX, (DI)
+	ADDQ  $4, SI
+
+wf_next:
+	ADDQ R9, R10
+	DECQ R15
+	JMP  wf_row
+
+wf_done:
+	VZEROUPPER
+	RET

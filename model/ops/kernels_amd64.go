@@ -101,7 +101,8 @@ func split32(e, o, row *float32, n int)
 //go:noescape
 func even32(dst, src *float32, n int)
 
-// wgIn32, wgOut32 and wgFill32 (winograd_amd64.s) are the Winograd
+// wgIn32, wgOut32 (winograd_amd64.s) and wgFill32 (deinterleave_amd64.s,
+// beside split32, whose table it shares) are the Winograd
 // F(2×2, 3×3) input and output transforms of rows tile rows and the split
 // of image rows into even and odd padded columns: wgInGo's, wgOutGo's and
 // wgFillGo's loops bit for bit.
