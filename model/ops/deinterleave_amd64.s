@@ -31,6 +31,41 @@ GLOBL evenIdx<>(SB), RODATA|NOPTR, $64
 	DECQ AX; \
 	KMOVW AX, K
 
+// SPLIT16 splits 32 values at SI into 16 evens at DI and 16 odds at DX
+// (indices in Z4, Z5) and advances the three pointers. Clobbers Z0–Z2.
+#define SPLIT16 \
+	VMOVUPS (SI), Z0; \
+	VMOVUPS 64(SI), Z1; \
+	VMOVAPS Z0, Z2; \
+	VPERMT2PS Z1, Z4, Z0; \
+	VPERMT2PS Z1, Z5, Z2; \
+	VMOVUPS Z0, (DI); \
+	VMOVUPS Z2, (DX); \
+	ADDQ $128, SI; \
+	ADDQ $64, DI; \
+	ADDQ $64, DX
+
+// SPLITTAIL is SPLIT16 for CX < 16 pairs under masks: the 2·CX values
+// read, the first min(16, 2·CX) under K1 and the rest under K2, the CX
+// outputs of each kind under K3; no value past them is touched. The
+// pointers stay. Clobbers Z0–Z2, K1–K3, AX, R8, R14.
+#define SPLITTAIL \
+	LEAQ (CX)(CX*1), R8; \
+	MOVQ $16, R14; \
+	CMPQ R8, R14; \
+	CMOVQLT R8, R14; \
+	SETMASK(K1, R14); \
+	SUBQ R14, R8; \
+	SETMASK(K2, R8); \
+	SETMASK(K3, CX); \
+	VMOVUPS.Z (SI), K1, Z0; \
+	VMOVUPS.Z 64(SI), K2, Z1; \
+	VMOVAPS Z0, Z2; \
+	VPERMT2PS Z1, Z4, Z0; \
+	VPERMT2PS Z1, Z5, Z2; \
+	VMOVUPS Z0, K3, (DI); \
+	VMOVUPS Z2, K3, (DX)
+
 // func split32(e, o, row *float32, n int)
 // e[j] = row[2j], o[j] = row[2j+1] for j < n; reads row[0:2n].
 TEXT ·split32(SB), NOSPLIT, $0-32
@@ -45,40 +80,14 @@ TEXT ·split32(SB), NOSPLIT, $0-32
 sp_loop:
 	CMPQ CX, $16
 	JLT  sp_tail
-	VMOVUPS (SI), Z0
-	VMOVUPS 64(SI), Z1
-	VMOVAPS Z0, Z2
-	VPERMT2PS Z1, Z4, Z0
-	VPERMT2PS Z1, Z5, Z2
-	VMOVUPS Z0, (DI)
-	VMOVUPS Z2, (DX)
-	ADDQ $128, SI
-	ADDQ $64, DI
-	ADDQ $64, DX
+	SPLIT16
 	SUBQ $16, CX
 	JMP  sp_loop
 
 sp_tail:
 	TESTQ CX, CX
 	JZ   sp_done
-	// 2n values left: the first 16 under K1, the rest under K2; n outputs under K3.
-	LEAQ (CX)(CX*1), R8
-	MOVQ R8, R9
-	CMPQ R9, $16
-	JLE  sp_m1
-	MOVQ $16, R9
-sp_m1:
-	SETMASK(K1, R9)
-	SUBQ R9, R8
-	SETMASK(K2, R8)
-	SETMASK(K3, CX)
-	VMOVUPS.Z (SI), K1, Z0
-	VMOVUPS.Z 64(SI), K2, Z1
-	VMOVAPS Z0, Z2
-	VPERMT2PS Z1, Z4, Z0
-	VPERMT2PS Z1, Z5, Z2
-	VMOVUPS Z0, K3, (DI)
-	VMOVUPS Z2, K3, (DX)
+	SPLITTAIL
 
 sp_done:
 	VZEROUPPER
@@ -159,41 +168,14 @@ wf_row:
 wf_loop:
 	CMPQ CX, $16
 	JLT  wf_tail
-	VMOVUPS (SI), Z0
-	VMOVUPS 64(SI), Z1
-	VMOVAPS Z0, Z2
-	VPERMT2PS Z1, Z4, Z0
-	VPERMT2PS Z1, Z5, Z2
-	VMOVUPS Z0, (DI)
-	VMOVUPS Z2, (DX)
-	ADDQ $128, SI
-	ADDQ $64, DI
-	ADDQ $64, DX
+	SPLIT16
 	SUBQ $16, CX
 	JMP  wf_loop
 
 wf_tail:
 	TESTQ CX, CX
 	JZ   wf_odd
-	// 2·CX values left: the first min(16, 2·CX) under K1, the rest under K2.
-	LEAQ (CX)(CX*1), R8
-	MOVQ R8, R14
-	CMPQ R14, $16
-	JLE  wf_m1
-	MOVQ $16, R14
-
-wf_m1:
-	SETMASK(K1, R14)
-	SUBQ R14, R8
-	SETMASK(K2, R8)
-	SETMASK(K3, CX)
-	VMOVUPS.Z (SI), K1, Z0
-	VMOVUPS.Z 64(SI), K2, Z1
-	VMOVAPS Z0, Z2
-	VPERMT2PS Z1, Z4, Z0
-	VPERMT2PS Z1, Z5, Z2
-	VMOVUPS Z0, K3, (DI)
-	VMOVUPS Z2, K3, (DX)
+	SPLITTAIL
 	LEAQ (SI)(CX*8), SI
 	LEAQ (DI)(CX*4), DI
 
