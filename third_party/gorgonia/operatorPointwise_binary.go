@@ -408,6 +408,13 @@ func (o tBinOp) do(vals []Value, opts ...tensor.FuncOpt) (retVal Value, err erro
 		}
 	}
 
+	// batchsampler-go patch: see parallelAddF32.
+	if o.ʘBinaryOperatorType == addOpType {
+		if r, ok := parallelAddF32(a, b, opts); ok {
+			return r, nil
+		}
+	}
+
 	if o.isArith() {
 		fn := binOps[o.ʘBinaryOperatorType]
 		if fn == nil {
