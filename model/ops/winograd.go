@@ -70,7 +70,12 @@ func winogradPlanFor(g *convGeom) *wgPlan {
 // u[ξ·O·C + o·C + c].
 func wgWeights(u, w []float32, o, c int) {
 	oc := o * c
-	for i := 0; i < oc; i++ {
+	parallelFor(oc, 16*oc, func(lo, hi int) { wgWeightsRange(u, w, oc, lo, hi) })
+}
+
+// wgWeightsRange is wgWeights for the kernels lo ≤ i < hi of oc.
+func wgWeightsRange(u, w []float32, oc, lo, hi int) {
+	for i := lo; i < hi; i++ {
 		g := w[i*9 : i*9+9]
 		var r [4][3]float32
 		for b := 0; b < 3; b++ {
@@ -178,7 +183,12 @@ func wgDyGo(dm []float32, ms int, e, o []float32, rs, n, rows int) {
 // the adjoint of wgWeights.
 func wgWeightGrad(dw, du []float32, o, c int) {
 	oc := o * c
-	for i := 0; i < oc; i++ {
+	parallelFor(oc, 16*oc, func(lo, hi int) { wgWeightGradRange(dw, du, oc, lo, hi) })
+}
+
+// wgWeightGradRange is wgWeightGrad for the kernels lo ≤ i < hi of oc.
+func wgWeightGradRange(dw, du []float32, oc, lo, hi int) {
+	for i := lo; i < hi; i++ {
 		var d [4][4]float32
 		for xi := 0; xi < 16; xi++ {
 			d[xi/4][xi%4] = du[xi*oc+i]
@@ -388,11 +398,18 @@ func convWinogradW(g *convGeom, p *wgPlan, dw, x, dy []float32) {
 			}
 		}
 	})
-	copy(du, partial[:16*oc])
-	for ch := 1; ch < chunks; ch++ {
-		for j, v := range partial[ch*16*oc : (ch+1)*16*oc] {
-			du[j] += v
+	// dU is the chunks' sum in chunk order, then dw = Gᵀ·dU·G, both
+	// parallel over kernels (each kernel's bits as in one loop).
+	parallelFor(oc, 16*oc*chunks, func(lo, hi int) {
+		for xi := 0; xi < 16; xi++ {
+			d := du[xi*oc+lo : xi*oc+hi]
+			copy(d, partial[xi*oc+lo:xi*oc+hi])
+			for ch := 1; ch < chunks; ch++ {
+				for j, v := range partial[ch*16*oc+xi*oc+lo : ch*16*oc+xi*oc+hi] {
+					d[j] += v
+				}
+			}
 		}
-	}
-	wgWeightGrad(dw, du, g.o, g.c)
+		wgWeightGradRange(dw, du, oc, lo, hi)
+	})
 }

@@ -3,6 +3,7 @@ package ops
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -467,5 +468,32 @@ func TestWinogradExactOnIntegers(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestWinogradWeightTransformsParallel checks that the weight transform and
+// the weight-gradient transform, which split the kernels across cores for
+// large layers, give the bits of one serial loop with 1, 2 and 3 threads.
+func TestWinogradWeightTransformsParallel(t *testing.T) {
+	const o, c = 64, 48 // 16·o·c above parallelThreshold
+	oc := o * c
+	rng := rand.New(rand.NewPCG(41, 3))
+	w, du := to32(randVec(rng, 9*oc)), to32(randVec(rng, 16*oc))
+	wantU, wantDw := make([]float32, 16*oc), make([]float32, 9*oc)
+	wgWeightsRange(wantU, w, oc, 0, oc)
+	wgWeightGradRange(wantDw, du, oc, 0, oc)
+	for _, procs := range []int{1, 2, 3} {
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			u, dw := make([]float32, 16*oc), make([]float32, 9*oc)
+			wgWeights(u, w, o, c)
+			wgWeightGrad(dw, du, o, c)
+			if !slices.Equal(bits32(u), bits32(wantU)) {
+				t.Errorf("GOMAXPROCS %d: wgWeights differs from one serial loop", procs)
+			}
+			if !slices.Equal(bits32(dw), bits32(wantDw)) {
+				t.Errorf("GOMAXPROCS %d: wgWeightGrad differs from one serial loop", procs)
+			}
+		}()
 	}
 }
