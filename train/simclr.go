@@ -1,9 +1,11 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -121,15 +123,27 @@ type simCLR struct {
 	grads  [][]float32
 }
 
-// imageGraph is a compiled training step for one batch size.
+// imageGraph is a compiled training step for one batch size: each view's
+// network, loss and gradient in an expression graph of its own, the two run
+// at the same time on two goroutines (see ops.Exchange).
 type imageGraph struct {
-	g      *G.ExprGraph
-	bound  *model.ResNetBound
-	x      [2]*tensor.Dense
-	proj   [2]*G.Node
-	loss   *G.Node
-	vm     G.VM
+	views  [2]viewGraph
+	ex     *ops.Exchange
 	images int
+	grads  [2][][]float32 // each view's parameter gradients, read after a run
+}
+
+// viewGraph is one view's graph: its images x, its projections proj, the
+// loss of proj and the other view's projections (a copy, through the
+// Exchange), and the gradient of that loss with respect to the parameters
+// through proj only.
+type viewGraph struct {
+	g     *G.ExprGraph
+	bound *model.ResNetBound
+	x     *tensor.Dense
+	proj  *G.Node
+	loss  *G.Node
+	vm    G.VM
 }
 
 func (im *simCLR) Params() []*model.Param { return im.net.Params() }
@@ -140,37 +154,76 @@ func (im *simCLR) graphFor(b int) (*imageGraph, error) {
 		return ig, nil
 	}
 	tr := im.ds.train
-	ig := &imageGraph{g: G.NewGraph(), images: b}
-	ig.bound = im.net.Bind(ig.g)
+	ig := &imageGraph{images: b, ex: ops.NewExchange()}
 	for v := range 2 {
-		x, xv := ig.bound.Input(b, tr.H, tr.W)
-		ig.x[v] = xv
-		emb, err := ig.bound.Encode(x, true)
+		vg := &ig.views[v]
+		vg.g = G.NewGraph()
+		vg.bound = im.net.Bind(vg.g)
+		x, xv := vg.bound.Input(b, tr.H, tr.W)
+		vg.x = xv
+		emb, err := vg.bound.Encode(x, true)
 		if err != nil {
 			return nil, fmt.Errorf("encode view %d: %w", v+1, err)
 		}
-		if ig.proj[v], err = ig.bound.Project(emb); err != nil {
+		if vg.proj, err = vg.bound.Project(emb); err != nil {
 			return nil, fmt.Errorf("project view %d: %w", v+1, err)
 		}
+		peer, err := ig.ex.Swap(v, vg.proj)
+		if err != nil {
+			return nil, fmt.Errorf("view %d: %w", v+1, err)
+		}
+		z := [2]*G.Node{vg.proj, peer}
+		if v == 1 {
+			z = [2]*G.Node{peer, vg.proj}
+		}
+		if vg.loss, err = loss.Build(im.cfg.Loss, z[0], z[1]); err != nil {
+			return nil, fmt.Errorf("loss: %w", err)
+		}
+		if _, err := G.Grad(vg.loss, vg.bound.Learnables()...); err != nil {
+			return nil, fmt.Errorf("gradient of view %d: %w", v+1, err)
+		}
+		vg.vm = G.NewTapeMachine(vg.g)
 	}
-	l, err := loss.Build(im.cfg.Loss, ig.proj[0], ig.proj[1])
-	if err != nil {
-		return nil, fmt.Errorf("loss: %w", err)
-	}
-	ig.loss = l
-	if _, err := G.Grad(l, ig.bound.Learnables()...); err != nil {
-		return nil, fmt.Errorf("gradient: %w", err)
-	}
-	ig.vm = G.NewTapeMachine(ig.g)
 	// Keep at most a full and a last partial batch size compiled.
 	if len(im.graphs) >= 2 {
 		for k, old := range im.graphs {
-			gop.CloseMachine(old.vm)
+			for v := range old.views {
+				gop.CloseMachine(old.views[v].vm)
+			}
 			delete(im.graphs, k)
 		}
 	}
 	im.graphs[b] = ig
 	return ig, nil
+}
+
+// run runs both views' machines at the same time and reads their
+// gradients; the first error wins (and aborts the other view's wait).
+func (ig *imageGraph) run() error {
+	var errs [2]error
+	var wg sync.WaitGroup
+	for v := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := ig.views[v].vm.RunAll(); err != nil {
+				errs[v] = fmt.Errorf("view %d: %w", v+1, err)
+				ig.ex.Abort(errs[v])
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		ig.ex.Reset()
+		return err
+	}
+	for v := range 2 {
+		var err error
+		if ig.grads[v], err = ig.views[v].bound.Grads(ig.grads[v]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (im *simCLR) Step(idx []int, rng *rand.Rand) (StepResult, error) {
@@ -183,26 +236,61 @@ func (im *simCLR) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 	}
 	tr := im.ds.train
 	for v := range 2 {
-		if err := augment.AugmentGather(im.aug, ig.x[v].Float32s(), tr.Pixels, idx, tr.C, tr.H, tr.W, rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
+		if err := augment.AugmentGather(im.aug, ig.views[v].x.Float32s(), tr.Pixels, idx, tr.C, tr.H, tr.W, rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
 			return StepResult{}, fmt.Errorf("augment view %d: %w", v+1, err)
 		}
 	}
-	defer ig.vm.Reset()
-	if err := ig.vm.RunAll(); err != nil {
+	defer func() {
+		for v := range 2 {
+			ig.views[v].vm.Reset()
+		}
+	}()
+	if err := ig.run(); err != nil {
 		return StepResult{}, fmt.Errorf("run step: %w", err)
 	}
-	if im.grads, err = ig.bound.Grads(im.grads); err != nil {
-		return StepResult{}, err
+	// A parameter's gradient is the sum of the two views' (as Gorgonia adds
+	// the two terms of a node used twice: float32 addition, commutative).
+	im.grads = sumGrads(im.grads, ig.grads[0], ig.grads[1])
+	for v := range 2 {
+		if err := ig.views[v].bound.CommitStats(); err != nil {
+			return StepResult{}, err
+		}
 	}
-	if err := ig.bound.CommitStats(); err != nil {
-		return StepResult{}, err
-	}
-	lv, err := scalarOf(ig.loss.Value())
+	lv, err := scalarOf(ig.views[0].loss.Value())
 	if err != nil {
 		return StepResult{}, err
 	}
-	p := ig.proj[0].Value().Data().([]float32)
-	return StepResult{Loss: lv, Grads: im.grads, Proj: append([]float32(nil), p...), ProjDim: ig.proj[0].Shape()[1]}, nil
+	p := ig.views[0].proj.Value().Data().([]float32)
+	return StepResult{Loss: lv, Grads: im.grads, Proj: append([]float32(nil), p...), ProjDim: ig.views[0].proj.Shape()[1]}, nil
+}
+
+// sumGrads writes a[k] + b[k] into dst[k] for every parameter k (a copy of
+// the one given when the other is nil) and returns dst, grown as needed.
+func sumGrads(dst, a, b [][]float32) [][]float32 {
+	if len(dst) != len(a) {
+		dst = make([][]float32, len(a))
+	}
+	for k := range a {
+		switch {
+		case a[k] == nil && b[k] == nil:
+			dst[k] = nil
+			continue
+		case a[k] == nil:
+			dst[k] = append(dst[k][:0], b[k]...)
+			continue
+		case b[k] == nil:
+			dst[k] = append(dst[k][:0], a[k]...)
+			continue
+		}
+		if len(dst[k]) != len(a[k]) {
+			dst[k] = make([]float32, len(a[k]))
+		}
+		d, y := dst[k], b[k][:len(a[k])]
+		for i, x := range a[k] {
+			d[i] = x + y[i]
+		}
+	}
+	return dst
 }
 
 // embedBatch is the batch size of evaluation-mode forward passes.

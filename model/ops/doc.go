@@ -37,6 +37,11 @@
 //     shape, gradients masked by the output's sign in one pass;
 //   - [GlobalAvgPool]: [N,C,H,W] → [N,C].
 //
+// Between graphs: an [Exchange] lets two graphs run at the same time by two
+// tape machines swap one tensor mid-run (a SimCLR step runs each view's
+// network in a graph of its own, one per core, and swaps the projections
+// for the loss); the swapped value is a constant to the receiving graph.
+//
 // Every op works on float32 and float64, writes its whole output (the tape
 // machine reuses buffers), includes all of its parameters in WriteHash (so
 // common-subexpression elimination never merges different ops), and
