@@ -1,10 +1,12 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -104,20 +106,215 @@ type mocoV3 struct {
 	encG, projG, predG [][]float32
 }
 
-// mocoGraph is a compiled training step for one batch size: the momentum
-// branch's key graph and the online graph that takes the keys as values.
+// mocoGraph is a compiled training step for one batch size: for each view,
+// the momentum branch's key graph and the online graph that takes the
+// other view's keys as values. The two views' graphs of each branch run at
+// the same time on two goroutines, keys first.
 type mocoGraph struct {
-	kg, og       *G.ExprGraph
-	kvm, ovm     G.VM
-	kEnc         *model.ResNetBound
-	kProj        *model.MLPBound
-	oEnc         *model.ResNetBound
-	oProj, oPred *model.MLPBound
+	kg, og       [2]*G.ExprGraph
+	kvm, ovm     [2]G.VM
+	kEnc         [2]*model.ResNetBound
+	kProj        [2]*model.MLPBound
+	oEnc         [2]*model.ResNetBound
+	oProj, oPred [2]*model.MLPBound
 	kx, ox       [2]*tensor.Dense
-	keys         [2]*G.Node // key graph outputs
-	keyIn        [2]*tensor.Dense
+	keys         [2]*G.Node       // key graph outputs
+	keyIn        [2]*tensor.Dense // view v's keys, a value of view 1−v's online graph
 	q            [2]*G.Node
-	loss         *G.Node
+	term         [2]*G.Node // L(q_v, keys of the other view)
+	loss         [2]*G.Node // scale · term, what view v's graph differentiates
+	encG, projG  [2][][]float32
+	predG        [2][][]float32
+}
+
+func (m *mocoV3) Params() []*model.Param { return m.params }
+
+// Representations lists the outputs Embed gives besides encoder and
+// projection.
+func (m *mocoV3) Representations() []string { return []string{"query", "key"} }
+
+// graphFor returns the compiled step for batches of b images.
+func (m *mocoV3) graphFor(b int) (*mocoGraph, error) {
+	if mg := m.graphs[b]; mg != nil {
+		return mg, nil
+	}
+	tr := m.ds.train
+	mg := &mocoGraph{}
+	for v := range 2 {
+		// Keys: momentum encoder + projector in training mode, no gradient.
+		kg := G.NewGraph()
+		mg.kg[v] = kg
+		mg.kEnc[v], mg.kProj[v] = m.mEnc.Bind(kg), m.mProj.Bind(kg)
+		x, xv := mg.kEnc[v].Input(b, tr.H, tr.W)
+		mg.kx[v] = xv
+		e, err := mg.kEnc[v].Encode(x, true)
+		if err != nil {
+			return nil, fmt.Errorf("momentum encoder, view %d: %w", v+1, err)
+		}
+		if mg.keys[v], err = mg.kProj[v].Forward(e, true); err != nil {
+			return nil, fmt.Errorf("momentum projector, view %d: %w", v+1, err)
+		}
+		mg.keyIn[v] = tensor.New(tensor.WithShape(b, m.cfg.Model.ProjDim), tensor.Of(tensor.Float32))
+	}
+	for v := range 2 {
+		// Queries and loss: online encoder + projector + predictor.
+		og := G.NewGraph()
+		mg.og[v] = og
+		mg.oEnc[v], mg.oProj[v], mg.oPred[v] = m.enc.Bind(og), m.proj.Bind(og), m.pred.Bind(og)
+		x, xv := mg.oEnc[v].Input(b, tr.H, tr.W)
+		mg.ox[v] = xv
+		e, err := mg.oEnc[v].Encode(x, true)
+		if err != nil {
+			return nil, fmt.Errorf("encoder, view %d: %w", v+1, err)
+		}
+		p, err := mg.oProj[v].Forward(e, true)
+		if err != nil {
+			return nil, fmt.Errorf("projector, view %d: %w", v+1, err)
+		}
+		if mg.q[v], err = mg.oPred[v].Forward(p, true); err != nil {
+			return nil, fmt.Errorf("predictor, view %d: %w", v+1, err)
+		}
+		o := 1 - v
+		keys := G.NewMatrix(og, tensor.Float32, G.WithShape(b, m.cfg.Model.ProjDim), G.WithName(fmt.Sprintf("keys.%d", o)), G.WithValue(mg.keyIn[o]))
+		// loss.BuildSymmetric's scale · (L(q1, k2) + L(q2, k1)), one term
+		// per graph: its gradient with respect to q_v is the same
+		// scale·∂L/∂q_v, and Step adds the two losses as it did.
+		if m.cfg.Loss.Form == loss.FormSimCLR {
+			return nil, fmt.Errorf("loss.form: %q contrasts the rows of one view with each other; a query–key objective needs %q or %q", m.cfg.Loss.Form, loss.FormSimCSE, loss.FormGraphCL)
+		}
+		if mg.term[v], err = loss.Build(m.cfg.Loss, mg.q[v], keys); err != nil {
+			return nil, fmt.Errorf("loss(q%d, k%d): %w", v+1, o+1, err)
+		}
+		if mg.loss[v], err = G.Mul(mg.term[v], G.NewConstant(float32(m.scale))); err != nil {
+			return nil, fmt.Errorf("loss: scale: %w", err)
+		}
+		learn := slices.Concat(mg.oEnc[v].Learnables(), mg.oProj[v].Learnables(), mg.oPred[v].Learnables())
+		if _, err := G.Grad(mg.loss[v], learn...); err != nil {
+			return nil, fmt.Errorf("gradient of view %d: %w", v+1, err)
+		}
+	}
+	for v := range 2 {
+		mg.kvm[v], mg.ovm[v] = G.NewTapeMachine(mg.kg[v]), G.NewTapeMachine(mg.og[v])
+	}
+	if len(m.graphs) >= 2 { // keep at most a full and a last partial batch size
+		for k, old := range m.graphs {
+			for v := range 2 {
+				gop.CloseMachine(old.kvm[v])
+				gop.CloseMachine(old.ovm[v])
+			}
+			delete(m.graphs, k)
+		}
+	}
+	m.graphs[b] = mg
+	return mg, nil
+}
+
+// runBoth runs two views' machines at the same time; the errors name the
+// view. abort, when not nil, is called with the first error as soon as a
+// machine fails (to wake the other if it waits on an ops.Exchange).
+func runBoth(vms [2]G.VM, abort func(error)) error {
+	var errs [2]error
+	var wg sync.WaitGroup
+	for v := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := vms[v].RunAll(); err != nil {
+				errs[v] = fmt.Errorf("view %d: %w", v+1, err)
+				if abort != nil {
+					abort(errs[v])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs[0], errs[1])
+}
+
+func (m *mocoV3) Step(idx []int, rng *rand.Rand) (StepResult, error) {
+	if len(idx) < 2 {
+		return StepResult{}, fmt.Errorf("mocov3 step: batch of %d images; BatchNorm needs at least 2", len(idx))
+	}
+	mg, err := m.graphFor(len(idx))
+	if err != nil {
+		return StepResult{}, err
+	}
+	tr := m.ds.train
+	for v := range 2 {
+		if err := augment.AugmentGather(m.aug[v], mg.ox[v].Float32s(), tr.Pixels, idx, tr.C, tr.H, tr.W, rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
+			return StepResult{}, fmt.Errorf("augment view %d: %w", v+1, err)
+		}
+		copy(mg.kx[v].Float32s(), mg.ox[v].Float32s())
+	}
+	// Keys first (moco-v3 computes them under no_grad in the same step).
+	// The key graphs are reset after their outputs are copied.
+	if err := runBoth(mg.kvm, nil); err != nil {
+		for v := range 2 {
+			mg.kvm[v].Reset()
+		}
+		return StepResult{}, fmt.Errorf("momentum branch: %w", err)
+	}
+	for v := range 2 {
+		copy(mg.keyIn[v].Float32s(), mg.keys[v].Value().Data().([]float32))
+		mg.kvm[v].Reset()
+	}
+	var key0 []float32
+	if m.cfg.Model.Projection == "key" {
+		key0 = slices.Clone(mg.keyIn[0].Float32s())
+	}
+	defer func() {
+		for v := range 2 {
+			mg.ovm[v].Reset()
+		}
+	}()
+	if err := runBoth(mg.ovm, nil); err != nil {
+		return StepResult{}, fmt.Errorf("run step: %w", err)
+	}
+	for v := range 2 {
+		if mg.encG[v], err = mg.oEnc[v].Grads(mg.encG[v]); err != nil {
+			return StepResult{}, err
+		}
+		if mg.projG[v], err = mg.oProj[v].Grads(mg.projG[v]); err != nil {
+			return StepResult{}, err
+		}
+		if mg.predG[v], err = mg.oPred[v].Grads(mg.predG[v]); err != nil {
+			return StepResult{}, err
+		}
+	}
+	// A parameter's gradient is the sum of the two views' (as Gorgonia adds
+	// the two terms of a node used twice).
+	m.encG = sumGrads(m.encG, mg.encG[0], mg.encG[1])
+	m.projG = sumGrads(m.projG, mg.projG[0], mg.projG[1])
+	m.predG = sumGrads(m.predG, mg.predG[0], mg.predG[1])
+	m.grads = append(append(append(m.grads[:0], m.encG...), m.projG...), m.predG...)
+	// Each module's BatchNorm calls in call order: view 1's, then view 2's.
+	for _, c := range [][2]interface{ CommitStats() error }{
+		{mg.oEnc[0], mg.oEnc[1]}, {mg.oProj[0], mg.oProj[1]}, {mg.oPred[0], mg.oPred[1]},
+		{mg.kEnc[0], mg.kEnc[1]}, {mg.kProj[0], mg.kProj[1]},
+	} {
+		for v := range 2 {
+			if err := c[v].CommitStats(); err != nil {
+				return StepResult{}, err
+			}
+		}
+	}
+	// scale·(L1 + L2) as BuildSymmetric computes it: (L1 + L2)·scale in
+	// float32.
+	var terms [2]float32
+	for v := range 2 {
+		l, err := scalarOf(mg.term[v].Value())
+		if err != nil {
+			return StepResult{}, err
+		}
+		terms[v] = float32(l)
+	}
+	sum := terms[0] + terms[1]
+	lv := float64(sum * float32(m.scale))
+	proj := key0
+	if proj == nil {
+		proj = slices.Clone(mg.q[0].Value().Data().([]float32))
+	}
+	return StepResult{Loss: lv, Grads: m.grads, Proj: proj, ProjDim: m.cfg.Model.ProjDim}, nil
 }
 
 func newMoCoV3(cfg *Config, ds Dataset, seed uint64) (Method, error) {
@@ -190,131 +387,6 @@ func mocoViews(kind string, d *imageDataset) ([2]augment.ImageAugmenter, error) 
 		out[v] = views[v]
 	}
 	return out, nil
-}
-
-func (m *mocoV3) Params() []*model.Param { return m.params }
-
-// Representations lists the outputs Embed gives besides encoder and
-// projection.
-func (m *mocoV3) Representations() []string { return []string{"query", "key"} }
-
-// graphFor returns the compiled step for batches of b images.
-func (m *mocoV3) graphFor(b int) (*mocoGraph, error) {
-	if mg := m.graphs[b]; mg != nil {
-		return mg, nil
-	}
-	tr := m.ds.train
-	mg := &mocoGraph{kg: G.NewGraph(), og: G.NewGraph()}
-	// Keys: momentum encoder + projector in training mode, no gradient.
-	mg.kEnc, mg.kProj = m.mEnc.Bind(mg.kg), m.mProj.Bind(mg.kg)
-	for v := range 2 {
-		x, xv := mg.kEnc.Input(b, tr.H, tr.W)
-		mg.kx[v] = xv
-		e, err := mg.kEnc.Encode(x, true)
-		if err != nil {
-			return nil, fmt.Errorf("momentum encoder, view %d: %w", v+1, err)
-		}
-		if mg.keys[v], err = mg.kProj.Forward(e, true); err != nil {
-			return nil, fmt.Errorf("momentum projector, view %d: %w", v+1, err)
-		}
-	}
-	// Queries and loss: online encoder + projector + predictor.
-	mg.oEnc, mg.oProj, mg.oPred = m.enc.Bind(mg.og), m.proj.Bind(mg.og), m.pred.Bind(mg.og)
-	var keys [2]*G.Node
-	for v := range 2 {
-		x, xv := mg.oEnc.Input(b, tr.H, tr.W)
-		mg.ox[v] = xv
-		e, err := mg.oEnc.Encode(x, true)
-		if err != nil {
-			return nil, fmt.Errorf("encoder, view %d: %w", v+1, err)
-		}
-		p, err := mg.oProj.Forward(e, true)
-		if err != nil {
-			return nil, fmt.Errorf("projector, view %d: %w", v+1, err)
-		}
-		if mg.q[v], err = mg.oPred.Forward(p, true); err != nil {
-			return nil, fmt.Errorf("predictor, view %d: %w", v+1, err)
-		}
-		mg.keyIn[v] = tensor.New(tensor.WithShape(b, m.cfg.Model.ProjDim), tensor.Of(tensor.Float32))
-		keys[v] = G.NewMatrix(mg.og, tensor.Float32, G.WithShape(b, m.cfg.Model.ProjDim), G.WithName(fmt.Sprintf("keys.%d", v)), G.WithValue(mg.keyIn[v]))
-	}
-	l, err := loss.BuildSymmetric(m.cfg.Loss, mg.q[0], mg.q[1], keys[0], keys[1], m.scale)
-	if err != nil {
-		return nil, fmt.Errorf("loss: %w", err)
-	}
-	mg.loss = l
-	learn := slices.Concat(mg.oEnc.Learnables(), mg.oProj.Learnables(), mg.oPred.Learnables())
-	if _, err := G.Grad(l, learn...); err != nil {
-		return nil, fmt.Errorf("gradient: %w", err)
-	}
-	mg.kvm, mg.ovm = G.NewTapeMachine(mg.kg), G.NewTapeMachine(mg.og)
-	if len(m.graphs) >= 2 { // keep at most a full and a last partial batch size
-		for k, old := range m.graphs {
-			gop.CloseMachine(old.kvm)
-			gop.CloseMachine(old.ovm)
-			delete(m.graphs, k)
-		}
-	}
-	m.graphs[b] = mg
-	return mg, nil
-}
-
-func (m *mocoV3) Step(idx []int, rng *rand.Rand) (StepResult, error) {
-	if len(idx) < 2 {
-		return StepResult{}, fmt.Errorf("mocov3 step: batch of %d images; BatchNorm needs at least 2", len(idx))
-	}
-	mg, err := m.graphFor(len(idx))
-	if err != nil {
-		return StepResult{}, err
-	}
-	tr := m.ds.train
-	for v := range 2 {
-		if err := augment.AugmentGather(m.aug[v], mg.ox[v].Float32s(), tr.Pixels, idx, tr.C, tr.H, tr.W, rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
-			return StepResult{}, fmt.Errorf("augment view %d: %w", v+1, err)
-		}
-		copy(mg.kx[v].Float32s(), mg.ox[v].Float32s())
-	}
-	// Keys first (moco-v3 computes them under no_grad in the same step).
-	if err := mg.kvm.RunAll(); err != nil {
-		mg.kvm.Reset()
-		return StepResult{}, fmt.Errorf("momentum branch: %w", err)
-	}
-	for v := range 2 {
-		copy(mg.keyIn[v].Float32s(), mg.keys[v].Value().Data().([]float32))
-	}
-	var key0 []float32
-	if m.cfg.Model.Projection == "key" {
-		key0 = slices.Clone(mg.keyIn[0].Float32s())
-	}
-	mg.kvm.Reset()
-	defer mg.ovm.Reset()
-	if err := mg.ovm.RunAll(); err != nil {
-		return StepResult{}, fmt.Errorf("run step: %w", err)
-	}
-	if m.encG, err = mg.oEnc.Grads(m.encG); err != nil {
-		return StepResult{}, err
-	}
-	if m.projG, err = mg.oProj.Grads(m.projG); err != nil {
-		return StepResult{}, err
-	}
-	if m.predG, err = mg.oPred.Grads(m.predG); err != nil {
-		return StepResult{}, err
-	}
-	m.grads = append(append(append(m.grads[:0], m.encG...), m.projG...), m.predG...)
-	for _, c := range []interface{ CommitStats() error }{mg.oEnc, mg.oProj, mg.oPred, mg.kEnc, mg.kProj} {
-		if err := c.CommitStats(); err != nil {
-			return StepResult{}, err
-		}
-	}
-	lv, err := scalarOf(mg.loss.Value())
-	if err != nil {
-		return StepResult{}, err
-	}
-	proj := key0
-	if proj == nil {
-		proj = slices.Clone(mg.q[0].Value().Data().([]float32))
-	}
-	return StepResult{Loss: lv, Grads: m.grads, Proj: proj, ProjDim: m.cfg.Model.ProjDim}, nil
 }
 
 // AfterStep moves the momentum branch towards the online one with the

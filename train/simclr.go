@@ -1,11 +1,9 @@
 package train
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -197,23 +195,10 @@ func (im *simCLR) graphFor(b int) (*imageGraph, error) {
 	return ig, nil
 }
 
-// run runs both views' machines at the same time and reads their
-// gradients; the first error wins (and aborts the other view's wait).
+// run runs both views' machines at the same time (an error aborts the
+// other view's wait at the Exchange) and reads their gradients.
 func (ig *imageGraph) run() error {
-	var errs [2]error
-	var wg sync.WaitGroup
-	for v := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := ig.views[v].vm.RunAll(); err != nil {
-				errs[v] = fmt.Errorf("view %d: %w", v+1, err)
-				ig.ex.Abort(errs[v])
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs[0], errs[1]); err != nil {
+	if err := runBoth([2]G.VM{ig.views[0].vm, ig.views[1].vm}, ig.ex.Abort); err != nil {
 		ig.ex.Reset()
 		return err
 	}
