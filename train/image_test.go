@@ -134,3 +134,33 @@ func TestImageWinogradConv(t *testing.T) {
 		t.Errorf("step %d: loss %v with direct convolutions, %v with Winograd's", first, d, w)
 	}
 }
+
+// TestSumGrads checks the sum of the two views' parameter gradients: each
+// element a+b in float32 (what Gorgonia's addition of a node's two gradient
+// terms computes), a copy of the one given when the other is nil, nil for
+// neither, and dst's buffers reused when their sizes fit.
+func TestSumGrads(t *testing.T) {
+	a := [][]float32{{1, 2.5, -3}, nil, {0.1}, nil}
+	b := [][]float32{{4, 0.25, 3}, {7, 8}, nil, nil}
+	want := [][]float32{{5, 2.75, 0}, {7, 8}, {0.1}, nil}
+	dst := [][]float32{make([]float32, 3), nil, nil, {9}}
+	keep := &dst[0][0]
+	got := sumGrads(dst, a, b)
+	for k := range want {
+		if (got[k] == nil) != (want[k] == nil) || len(got[k]) != len(want[k]) {
+			t.Fatalf("parameter %d: %v, want %v", k, got[k], want[k])
+		}
+		for i := range want[k] {
+			if got[k][i] != want[k][i] {
+				t.Fatalf("parameter %d: %v, want %v", k, got[k], want[k])
+			}
+		}
+	}
+	if &got[0][0] != keep {
+		t.Error("dst[0] had the right size but was reallocated")
+	}
+	got[1][0] = -1
+	if b[1][0] != 7 {
+		t.Error("the copy of b[1] aliases it")
+	}
+}

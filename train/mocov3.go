@@ -178,10 +178,8 @@ func (m *mocoV3) graphFor(b int) (*mocoGraph, error) {
 		keys := G.NewMatrix(og, tensor.Float32, G.WithShape(b, m.cfg.Model.ProjDim), G.WithName(fmt.Sprintf("keys.%d", o)), G.WithValue(mg.keyIn[o]))
 		// loss.BuildSymmetric's scale · (L(q1, k2) + L(q2, k1)), one term
 		// per graph: its gradient with respect to q_v is the same
-		// scale·∂L/∂q_v, and Step adds the two losses as it did.
-		if m.cfg.Loss.Form == loss.FormSimCLR {
-			return nil, fmt.Errorf("loss.form: %q contrasts the rows of one view with each other; a query–key objective needs %q or %q", m.cfg.Loss.Form, loss.FormSimCSE, loss.FormGraphCL)
-		}
+		// scale·∂L/∂q_v, and Step adds the two losses as it did (form
+		// simclr is refused by validateMoCoV3).
 		if mg.term[v], err = loss.Build(m.cfg.Loss, mg.q[v], keys); err != nil {
 			return nil, fmt.Errorf("loss(q%d, k%d): %w", v+1, o+1, err)
 		}
