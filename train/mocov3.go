@@ -127,6 +127,78 @@ type mocoGraph struct {
 	predG        [2][][]float32
 }
 
+func newMoCoV3(cfg *Config, ds Dataset, seed uint64) (Method, error) {
+	d, ok := ds.(*imageDataset)
+	if !ok {
+		return nil, fmt.Errorf("mocov3 needs an image dataset, got %T", ds)
+	}
+	rc, err := resnetConfig(cfg, d.train.C)
+	if err != nil {
+		return nil, err
+	}
+	rc.NoHead = true
+	m := &mocoV3{cfg: cfg, ds: d, scale: 2 * cfg.Loss.Temperature, graphs: map[int]*mocoGraph{}}
+	// The momentum branch starts as a copy of the online one (moco-v3
+	// copies the parameters): the same seeds give the same values.
+	for _, enc := range []**model.ResNet{&m.enc, &m.mEnc} {
+		if *enc, err = model.NewResNet(rc, seed); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+	}
+	pc := model.MLPConfig{In: m.enc.EmbedDim(), Hidden: cfg.Model.ProjHidden, Out: cfg.Model.ProjDim, LastBN: true}
+	for _, p := range []**model.MLP{&m.proj, &m.mProj} {
+		if *p, err = model.NewMLP("projector.", pc, seed^0x70726f6a); err != nil {
+			return nil, fmt.Errorf("model: projector: %w", err)
+		}
+	}
+	if m.pred, err = model.NewMLP("predictor.", model.MLPConfig{In: cfg.Model.ProjDim, Hidden: cfg.Model.PredHidden, Out: cfg.Model.ProjDim}, seed^0x70726564); err != nil {
+		return nil, fmt.Errorf("model: predictor: %w", err)
+	}
+	m.params = slices.Concat(m.enc.Params(), m.proj.Params(), m.pred.Params())
+	onl, mom := slices.Concat(m.enc.Params(), m.proj.Params()), slices.Concat(m.mEnc.Params(), m.mProj.Params())
+	for i, p := range mom {
+		// The momentum copies are not stepped by the optimizer; their
+		// BatchNorm running statistics follow their own forward passes.
+		m.params = append(m.params, &model.Param{Name: "momentum." + p.Name, Value: p.Value})
+		if onl[i].Trainable {
+			m.online, m.momentum = append(m.online, onl[i]), append(m.momentum, p)
+		}
+	}
+	if m.aug, err = mocoViews(cfg.Augment.Image, d); err != nil {
+		return nil, err
+	}
+	ops.SetOutputReuse(true) // see newSimCLR
+	return m, nil
+}
+
+// mocoViews returns the two view pipelines of augment.image, normalised by
+// the training set's statistics.
+func mocoViews(kind string, d *imageDataset) ([2]augment.ImageAugmenter, error) {
+	var views [2]augment.ImageCompose
+	switch kind {
+	case "mocov3":
+		views = augment.MoCoV3CIFAR()
+	case "simclr":
+		views = [2]augment.ImageCompose{augment.SimCLRCIFAR(), augment.SimCLRCIFAR()}
+	case "crop_flip":
+		for v := range views {
+			views[v] = augment.ImageCompose{Augs: []augment.ImageAugmenter{
+				augment.RandomResizedCrop{Scale: [2]float64{0.08, 1}, Ratio: [2]float64{3.0 / 4, 4.0 / 3}},
+				augment.HorizontalFlip{P: 0.5},
+			}}
+		}
+	}
+	var out [2]augment.ImageAugmenter
+	for v := range views {
+		views[v].Augs = append(views[v].Augs, augment.Normalize{Mean: d.mean, Std: d.std})
+		if err := augment.ValidateImageAugmenter(views[v], d.train.C, d.train.H, d.train.W); err != nil {
+			return out, fmt.Errorf("augment: view %d: %w", v+1, err)
+		}
+		out[v] = views[v]
+	}
+	return out, nil
+}
+
 func (m *mocoV3) Params() []*model.Param { return m.params }
 
 // Representations lists the outputs Embed gives besides encoder and
@@ -313,78 +385,6 @@ func (m *mocoV3) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 		proj = slices.Clone(mg.q[0].Value().Data().([]float32))
 	}
 	return StepResult{Loss: lv, Grads: m.grads, Proj: proj, ProjDim: m.cfg.Model.ProjDim}, nil
-}
-
-func newMoCoV3(cfg *Config, ds Dataset, seed uint64) (Method, error) {
-	d, ok := ds.(*imageDataset)
-	if !ok {
-		return nil, fmt.Errorf("mocov3 needs an image dataset, got %T", ds)
-	}
-	rc, err := resnetConfig(cfg, d.train.C)
-	if err != nil {
-		return nil, err
-	}
-	rc.NoHead = true
-	m := &mocoV3{cfg: cfg, ds: d, scale: 2 * cfg.Loss.Temperature, graphs: map[int]*mocoGraph{}}
-	// The momentum branch starts as a copy of the online one (moco-v3
-	// copies the parameters): the same seeds give the same values.
-	for _, enc := range []**model.ResNet{&m.enc, &m.mEnc} {
-		if *enc, err = model.NewResNet(rc, seed); err != nil {
-			return nil, fmt.Errorf("model: %w", err)
-		}
-	}
-	pc := model.MLPConfig{In: m.enc.EmbedDim(), Hidden: cfg.Model.ProjHidden, Out: cfg.Model.ProjDim, LastBN: true}
-	for _, p := range []**model.MLP{&m.proj, &m.mProj} {
-		if *p, err = model.NewMLP("projector.", pc, seed^0x70726f6a); err != nil {
-			return nil, fmt.Errorf("model: projector: %w", err)
-		}
-	}
-	if m.pred, err = model.NewMLP("predictor.", model.MLPConfig{In: cfg.Model.ProjDim, Hidden: cfg.Model.PredHidden, Out: cfg.Model.ProjDim}, seed^0x70726564); err != nil {
-		return nil, fmt.Errorf("model: predictor: %w", err)
-	}
-	m.params = slices.Concat(m.enc.Params(), m.proj.Params(), m.pred.Params())
-	onl, mom := slices.Concat(m.enc.Params(), m.proj.Params()), slices.Concat(m.mEnc.Params(), m.mProj.Params())
-	for i, p := range mom {
-		// The momentum copies are not stepped by the optimizer; their
-		// BatchNorm running statistics follow their own forward passes.
-		m.params = append(m.params, &model.Param{Name: "momentum." + p.Name, Value: p.Value})
-		if onl[i].Trainable {
-			m.online, m.momentum = append(m.online, onl[i]), append(m.momentum, p)
-		}
-	}
-	if m.aug, err = mocoViews(cfg.Augment.Image, d); err != nil {
-		return nil, err
-	}
-	ops.SetOutputReuse(true) // see newSimCLR
-	return m, nil
-}
-
-// mocoViews returns the two view pipelines of augment.image, normalised by
-// the training set's statistics.
-func mocoViews(kind string, d *imageDataset) ([2]augment.ImageAugmenter, error) {
-	var views [2]augment.ImageCompose
-	switch kind {
-	case "mocov3":
-		views = augment.MoCoV3CIFAR()
-	case "simclr":
-		views = [2]augment.ImageCompose{augment.SimCLRCIFAR(), augment.SimCLRCIFAR()}
-	case "crop_flip":
-		for v := range views {
-			views[v] = augment.ImageCompose{Augs: []augment.ImageAugmenter{
-				augment.RandomResizedCrop{Scale: [2]float64{0.08, 1}, Ratio: [2]float64{3.0 / 4, 4.0 / 3}},
-				augment.HorizontalFlip{P: 0.5},
-			}}
-		}
-	}
-	var out [2]augment.ImageAugmenter
-	for v := range views {
-		views[v].Augs = append(views[v].Augs, augment.Normalize{Mean: d.mean, Std: d.std})
-		if err := augment.ValidateImageAugmenter(views[v], d.train.C, d.train.H, d.train.W); err != nil {
-			return out, fmt.Errorf("augment: view %d: %w", v+1, err)
-		}
-		out[v] = views[v]
-	}
-	return out, nil
 }
 
 // AfterStep moves the momentum branch towards the online one with the
