@@ -31,9 +31,10 @@ import (
 //     mode (batch statistics, as moco-v3's momentum encoder) without
 //     gradient, giving the keys k1, k2;
 //   - loss 2τ·(ctr(q1, k2) + ctr(q2, k1)), ctr the in-batch InfoNCE over
-//     q·kᵀ/τ with the diagonal as positives (loss.BuildSymmetric; DCL and
-//     HCL plug in through loss.kind): the negatives are the batch's other
-//     keys only, so the sampler decides every negative;
+//     q·kᵀ/τ with the diagonal as positives (loss.BuildSymmetric's
+//     objective, one term in each view's graph; DCL and HCL plug in through
+//     loss.kind): the negatives are the batch's other keys only, so the
+//     sampler decides every negative;
 //   - after every optimizer step the momentum branch moves towards the
 //     online one with m rising from model.momentum (0.99) to 1 on a cosine
 //     over training (optim.EMAMomentum): the update moco-v3 makes before
