@@ -92,3 +92,47 @@ func ExampleConvOpts_winograd() {
 	fmt.Println(run(false), run(true))
 	// Output: [32 48 48 32] [32 48 48 32]
 }
+
+// Two graphs run at the same time swap a value mid-run: each side's Swap
+// node holds a copy of the other side's input, and each graph goes on with
+// it (here it adds the two). This is how a SimCLR step runs its two views
+// on two cores and still computes the loss of both views' projections.
+func ExampleExchange() {
+	ex := ops.NewExchange()
+	type side struct {
+		vm  gorgonia.VM
+		sum *gorgonia.Node
+	}
+	var sides [2]side
+	for s, v := range [][]float32{{1, 2}, {10, 20}} {
+		g := gorgonia.NewGraph()
+		x := gorgonia.NewVector(g, tensor.Float32, gorgonia.WithShape(2), gorgonia.WithName("x"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(2), tensor.WithBacking(v))))
+		other, err := ex.Swap(s, x)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		sides[s] = side{sum: gorgonia.Must(gorgonia.Add(x, other))}
+		sides[s].vm = gorgonia.NewTapeMachine(g)
+		defer sides[s].vm.Close()
+	}
+	done := make(chan error)
+	for s := range sides {
+		go func() {
+			err := sides[s].vm.RunAll()
+			if err != nil {
+				ex.Abort(err) // the other side stops waiting
+			}
+			done <- err
+		}()
+	}
+	for range sides {
+		if err := <-done; err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	fmt.Println(sides[0].sum.Value(), sides[1].sum.Value())
+	// Output: [11  22] [11  22]
+}
