@@ -2,7 +2,7 @@
 # Regenerates the recorded runs behind the README's tables into results/NAME
 # (config.yaml, provenance.json, results.json, results.md, plots/; the large
 # metrics.jsonl, checkpoints and embeddings are left in $WORK).
-#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|table-text|sweeps [NAME...]|all
+#   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|table-text|table-vision|sweeps [NAME...]|all
 # Runs one experiment at a time; a finished one is not run again (delete
 # results/NAME to redo it). Long: see the README for the time of each table.
 set -euo pipefail
@@ -92,6 +92,22 @@ table_text() { # the whole text table (cmd/table -modality text); resumable, cop
   copy_cells table-text "$WORK/table-text"/*/
   return $status
 }
+table_vision() { # the image table (cmd/table -modality image): every block on the CIFAR-10 subset, SimCLR and DCL on the full Fashion-MNIST; resumable, copies what is finished
+  go build -buildvcs=true -o "$WORK/table-vision-cmd" ./cmd/table
+  local status=0 t="$WORK/table-vision-cmd"
+  "$t" -modality image -datasets cifar10 -out "$WORK/table-vision" >/dev/null || status=$?
+  [ $status -ne 0 ] || "$t" -modality image -datasets fashion-mnist -methods simclr,dcl -out "$WORK/table-vision" >/dev/null || status=$?
+  "$t" -modality image -datasets cifar10,fashion-mnist -assemble -out "$WORK/table-vision" >/dev/null || true
+  mkdir -p results/table-vision
+  cp "$WORK/table-vision"/table.{md,json} results/table-vision/ 2>/dev/null || true
+  cp -r "$WORK/table-vision"/figures results/table-vision/ 2>/dev/null || true
+  copy_cells table-vision "$WORK/table-vision"/*/*/
+  local d
+  for d in "$WORK/table-vision"/*/*/; do # the paper's vision figures of every finished cell
+    [ -f "$d/results.json" ] && [ -d "$d/plots" ] && cp -r "$d/plots" "results/table-vision/${d#"$WORK/table-vision/"}"
+  done
+  return $status
+}
 sweep() { # NAME: configs/NAME.yaml's sweep (cmd/train); resumable, copies what is finished
   local name=$1 status=0
   if [ -f "results/$name/sweep.json" ] && ! grep -q '"failed"' "results/$name/sweep.json"; then
@@ -115,8 +131,8 @@ sweeps() { # [NAME...]: the sensitivity sweeps (configs/sweep-*.yaml; default al
   done
 }
 case "${1:-all}" in
-  graphs) graphs ;; mvgrl) mvgrl ;; published) published ;; table-graphs) table_graphs ;; table-text) table_text ;; text) text ;; vision) vision ;; fashion) fashion ;;
+  graphs) graphs ;; mvgrl) mvgrl ;; published) published ;; table-graphs) table_graphs ;; table-text) table_text ;; table-vision) table_vision ;; text) text ;; vision) vision ;; fashion) fashion ;;
   sweeps) shift; sweeps "$@" ;;
   all) graphs; text; vision; fashion ;;
-  *) echo "usage: $0 graphs|mvgrl|published|text|vision|fashion|table-graphs|table-text|sweeps [NAME...]|all" >&2; exit 2 ;;
+  *) echo "usage: $0 graphs|mvgrl|published|text|vision|fashion|table-graphs|table-text|table-vision|sweeps [NAME...]|all" >&2; exit 2 ;;
 esac

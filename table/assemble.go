@@ -75,6 +75,16 @@ func NewSummary(skipped, sets []string, wall time.Duration) Summary {
 // AssembleGraphs builds the table from the cells' statuses (RunCells).
 func AssembleGraphs(sts []CellStatus, plan *Plan, sets []string, wall time.Duration) *GraphTable {
 	t := &GraphTable{Summary: NewSummary(plan.Skipped, sets, wall)}
+	t.collect(sts, PaperGraph)
+	// Columns in the paper's order, then the others as planned.
+	slices.SortStableFunc(t.Datasets, func(a, b string) int { return paperIndex(a) - paperIndex(b) })
+	return t
+}
+
+// collect adds the entries of every finished cell of sts to t, each with
+// the paper's number (paper) and its paired comparison with the block's
+// Uniform row; a cell without results is listed in t.Failed.
+func (t *GraphTable) collect(sts []CellStatus, paper func(block, sampler, dataset string) (Reported, bool)) {
 	for _, st := range sts {
 		if !slices.Contains(t.Datasets, st.Dataset) {
 			t.Datasets = append(t.Datasets, st.Dataset)
@@ -108,7 +118,7 @@ func AssembleGraphs(sts []CellStatus, plan *Plan, sets []string, wall time.Durat
 				Mean: r.Mean, Std: r.Std, TrainSeconds: r.TrainSeconds, EvalSeconds: r.EvalSeconds,
 				ComputeSeconds: float64(len(r.PerSeed)) * (r.TrainSeconds + r.EvalSeconds),
 				FinalFNRatio:   r.FinalFNRatio, Dir: st.Dir, Commit: commit}
-			if p, ok := PaperGraph(st.Block, r.Sampler, st.Dataset); ok {
+			if p, ok := paper(st.Block, r.Sampler, st.Dataset); ok {
 				e.Paper = &p
 			}
 			if r.Comparison != nil && uniform != nil && r.Comparison.Baseline == uniform.Sampler {
@@ -119,9 +129,6 @@ func AssembleGraphs(sts []CellStatus, plan *Plan, sets []string, wall time.Durat
 			t.Entries = append(t.Entries, e)
 		}
 	}
-	// Columns in the paper's order, then the others as planned.
-	slices.SortStableFunc(t.Datasets, func(a, b string) int { return paperIndex(a) - paperIndex(b) })
-	return t
 }
 
 // paperIndex is a dataset's column in the paper (7 for the others).
@@ -143,6 +150,25 @@ func (t *GraphTable) entry(block, sampler, dataset string) *Entry {
 	return nil
 }
 
+// gridLayout is how a grid of blocks × samplers × datasets is printed:
+// the graph table's and the image table's differ in their heading, block
+// names, paper numbers and column titles only.
+type gridLayout struct {
+	heading, intro string
+	blockTitle     map[string]string
+	paper          func(block, sampler, dataset string) (Reported, bool)
+	columnTitle    func(dataset string) string
+}
+
+// graphLayout is the graph table's.
+var graphLayout = gridLayout{
+	heading:     "## Graph table: accuracy (%) under the SVM protocol\n\n",
+	intro:       "Each cell: measured mean ± std over seeds [the paper's number]; sampler rows: difference with the method alone over the same seeds (paired t-test, two-sided p; **bold** when p < 0.05). – : not run or no result.\n\n",
+	blockTitle:  blockTitle,
+	paper:       PaperGraph,
+	columnTitle: func(d string) string { return d },
+}
+
 // Markdown renders t in the paper's layout: one column per dataset, a
 // block of three rows per method (the method alone, w/ kNN Sampler, w/
 // BatchSampler); each cell is the measured mean ± std, the paper's number
@@ -151,26 +177,38 @@ func (t *GraphTable) entry(block, sampler, dataset string) *Entry {
 // failed or was skipped.
 func (t *GraphTable) Markdown() string {
 	var b strings.Builder
-	b.WriteString("## Graph table: accuracy (%) under the SVM protocol\n\n")
-	b.WriteString("Each cell: measured mean ± std over seeds [the paper's number]; sampler rows: difference with the method alone over the same seeds (paired t-test, two-sided p; **bold** when p < 0.05). – : not run or no result.\n\n")
-	t.header(&b)
+	t.markdownGrid(&b, graphLayout)
+	t.markdownCost(&b, graphLayout)
+	t.markdownTail(&b, "Datasets skipped")
+	return b.String()
+}
+
+// markdownGrid writes the accuracy table.
+func (t *GraphTable) markdownGrid(b *strings.Builder, l gridLayout) {
+	b.WriteString(l.heading)
+	b.WriteString(l.intro)
+	t.header(b, l)
 	for _, blk := range t.Blocks {
 		for _, smp := range Samplers {
 			title := samplerTitle[smp]
 			if title == "" {
-				title = blockTitle[blk]
+				title = l.blockTitle[blk]
 			}
-			fmt.Fprintf(&b, "| %s |", title)
+			fmt.Fprintf(b, "| %s |", title)
 			for _, d := range t.Datasets {
-				fmt.Fprintf(&b, " %s |", t.cellText(blk, smp, d))
+				fmt.Fprintf(b, " %s |", t.cellText(blk, smp, d, l.paper))
 			}
 			b.WriteString("\n")
 		}
 	}
+}
+
+// markdownCost writes the cost of every cell and the total.
+func (t *GraphTable) markdownCost(b *strings.Builder, l gridLayout) {
 	b.WriteString("\n### Cost per cell (training + evaluation, summed over the cell's runs)\n\n")
-	t.header(&b)
+	t.header(b, l)
 	for _, blk := range t.Blocks {
-		fmt.Fprintf(&b, "| %s |", blockTitle[blk])
+		fmt.Fprintf(b, "| %s |", l.blockTitle[blk])
 		for _, d := range t.Datasets {
 			var train, ev float64
 			found := false
@@ -185,24 +223,29 @@ func (t *GraphTable) Markdown() string {
 				b.WriteString(" – |")
 				continue
 			}
-			fmt.Fprintf(&b, " %s (train %s, eval %s) |", Minutes(train+ev), Minutes(train), Minutes(ev))
+			fmt.Fprintf(b, " %s (train %s, eval %s) |", Minutes(train+ev), Minutes(train), Minutes(ev))
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", Minutes(t.ComputeSeconds), t.Provenance.GOMAXPROCS, Minutes(t.WallSeconds))
+	fmt.Fprintf(b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", Minutes(t.ComputeSeconds), t.Provenance.GOMAXPROCS, Minutes(t.WallSeconds))
+}
+
+// markdownTail writes the overrides, the failed and skipped cells and
+// the commits.
+func (t *GraphTable) markdownTail(b *strings.Builder, skippedTitle string) {
 	if len(t.Sets) > 0 {
-		fmt.Fprintf(&b, "\nOverrides applied to every cell: `%s`.\n", strings.Join(t.Sets, "` `"))
+		fmt.Fprintf(b, "\nOverrides applied to every cell: `%s`.\n", strings.Join(t.Sets, "` `"))
 	}
 	if len(t.Failed) > 0 {
 		b.WriteString("\nCells without results:\n\n")
 		for _, f := range t.Failed {
-			fmt.Fprintf(&b, "- %s\n", f)
+			fmt.Fprintf(b, "- %s\n", f)
 		}
 	}
 	if len(t.Skipped) > 0 {
-		b.WriteString("\nDatasets skipped:\n\n")
+		fmt.Fprintf(b, "\n%s:\n\n", skippedTitle)
 		for _, s := range t.Skipped {
-			fmt.Fprintf(&b, "- %s\n", s)
+			fmt.Fprintf(b, "- %s\n", s)
 		}
 	}
 	var commits []string
@@ -211,15 +254,14 @@ func (t *GraphTable) Markdown() string {
 			commits = append(commits, e.Commit)
 		}
 	}
-	fmt.Fprintf(&b, "\nCells finished by commit(s) %s; table assembled by %s (%s).\n", strings.Join(commits, ", "), t.Provenance.Commit, t.Provenance.GoVersion)
-	return b.String()
+	fmt.Fprintf(b, "\nCells finished by commit(s) %s; table assembled by %s (%s).\n", strings.Join(commits, ", "), t.Provenance.Commit, t.Provenance.GoVersion)
 }
 
 // header writes a table's header: Method and one column per dataset.
-func (t *GraphTable) header(b *strings.Builder) {
+func (t *GraphTable) header(b *strings.Builder, l gridLayout) {
 	b.WriteString("| Method |")
 	for _, d := range t.Datasets {
-		fmt.Fprintf(b, " %s |", d)
+		fmt.Fprintf(b, " %s |", l.columnTitle(d))
 	}
 	b.WriteString("\n|---|")
 	b.WriteString(strings.Repeat("---|", len(t.Datasets)))
@@ -227,10 +269,10 @@ func (t *GraphTable) header(b *strings.Builder) {
 }
 
 // cellText is one cell of the accuracy table.
-func (t *GraphTable) cellText(blk, smp, d string) string {
+func (t *GraphTable) cellText(blk, smp, d string, paperOf func(block, sampler, dataset string) (Reported, bool)) string {
 	e := t.entry(blk, smp, d)
 	paper := "–"
-	if p, ok := PaperGraph(blk, smp, d); ok {
+	if p, ok := paperOf(blk, smp, d); ok {
 		paper = p.String()
 	}
 	if e == nil {

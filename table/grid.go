@@ -52,6 +52,8 @@ type Plan struct {
 	Skipped []string
 	// Root is the data root the datasets were looked up in.
 	Root string
+	// Images says what each dataset of an image table is (PlanImages).
+	Images map[string]ImageData
 }
 
 // PlanGraphs lays out the graph table: every block on every dataset, with

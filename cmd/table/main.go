@@ -13,6 +13,7 @@
 //	go run ./cmd/table -assemble                        # rebuild table.md from the cells finished so far
 //	go run ./cmd/table -compare results/table-graphs/table.json   # do this table's runs give the recorded results, bit for bit?
 //	go run ./cmd/table -modality text                   # the paper's text table (SimCSE, DCL, HCL on the STS tasks), in runs/table-text
+//	go run ./cmd/table -modality image -plan            # the image table's cells: SimCLR, DCL, HCL, MoCo v3 on every image dataset found
 //
 // Each cell (dataset × method) is an ordinary run directory, DIR/DATASET/
 // METHOD. Running the same command again continues an interrupted table:
@@ -25,6 +26,15 @@
 // each with Uniform, the kNN Sampler and BatchSampler, 3 seeds, scored on
 // SimCSE's seven STS tasks (those under the data root; the others read
 // "absent"): 27 runs, about 25 minutes of compute on 2 idle cores.
+//
+// With -modality image it runs the paper's image table: SimCLR, SimCLR's
+// objective with the DCL and HCL losses, and MoCo v3, each with Uniform,
+// the kNN Sampler and BatchSampler, 3 seeds, and the untrained encoder as
+// a reference row, on every image dataset under the data root (CIFAR-10 or
+// CIFAR-100 binary files, STL-10, image folders such as ImageNet-100 or your
+// own) and Debian's Fashion-MNIST, each with its 2-core settings
+// (table.ImageSettingsFor; -plan prints them beside the paper's), scored by
+// a linear probe.
 package main
 
 import (
@@ -65,11 +75,11 @@ func main() {
 
 func run(args []string) error {
 	fs := flag.NewFlagSet("table", flag.ContinueOnError)
-	modality := fs.String("modality", "graph", "the `table`: graph (GraphCL, DCL, HCL, MVGRL on the TU datasets) or text ("+textHelp+")")
-	out := fs.String("out", "", "the table's `DIR` (one run directory per cell, table.md, table.json; default runs/table-graphs, or runs/table-text)")
+	modality := fs.String("modality", "graph", "the `table`: graph (GraphCL, DCL, HCL, MVGRL on the TU datasets), text ("+textHelp+") or image ("+imageHelp+")")
+	out := fs.String("out", "", "the table's `DIR` (one run directory per cell, table.md, table.json; default runs/table-graphs, runs/table-text or runs/table-vision)")
 	root := fs.String("root", "", "data root (default $BATCHSAMPLER_DATA, ../shared/data or the user cache; see cmd/download)")
-	datasets := fs.String("datasets", "", "comma-separated TU dataset `NAMES` (default: every one under the data root)")
-	methods := fs.String("methods", "", "comma-separated `methods` (default all): graph: "+strings.Join(table.GraphBlocks, ", ")+"; text: "+strings.Join(table.TextBlocks, ", "))
+	datasets := fs.String("datasets", "", "comma-separated dataset `NAMES` (default: every one under the data root): graph: TU names; image: directories under the data root or absolute paths (fashion-mnist: also Debian's "+table.DebianFashionMNIST+")")
+	methods := fs.String("methods", "", "comma-separated `methods` (default all): graph: "+strings.Join(table.GraphBlocks, ", ")+"; text: "+strings.Join(table.TextBlocks, ", ")+"; image: "+strings.Join(table.ImageBlocks, ", "))
 	planOnly := fs.Bool("plan", false, "list the cells and their settings and exit")
 	configs := fs.String("configs", "", "write every cell's config to `DIR`/DATASET-METHOD.yaml and exit")
 	assemble := fs.Bool("assemble", false, "run nothing: assemble table.md and table.json from the cells finished so far")
@@ -115,6 +125,9 @@ func run(args []string) error {
 	switch {
 	case *planOnly && *modality == "text":
 		printTextPlan(plan)
+		return nil
+	case *planOnly && *modality == "image":
+		printImagePlan(os.Stdout, plan)
 		return nil
 	case *planOnly:
 		printPlan(plan)

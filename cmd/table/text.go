@@ -16,7 +16,7 @@ const textHelp = "SimCSE, DCL, HCL × Uniform, kNN Sampler, BatchSampler × 3 se
 	"about 25 minutes on 2 idle cores, up to an hour when other jobs share them"
 
 // defaultOut is each table's directory under runs/.
-var defaultOut = map[string]string{"graph": "table-graphs", "text": "table-text"}
+var defaultOut = map[string]string{"graph": "table-graphs", "text": "table-text", "image": "table-vision"}
 
 // planFor lays out the cells of the table of a modality.
 func planFor(modality string, opt table.PlanOptions) (*table.Plan, error) {
@@ -25,8 +25,10 @@ func planFor(modality string, opt table.PlanOptions) (*table.Plan, error) {
 		return table.PlanGraphs(opt, data.DefaultRoot())
 	case "text":
 		return table.PlanText(opt, data.DefaultRoot())
+	case "image":
+		return table.PlanImages(opt, data.DefaultRoot())
 	}
-	return nil, fmt.Errorf("-modality %q: expected graph or text", modality)
+	return nil, fmt.Errorf("-modality %q: expected graph, text or image", modality)
 }
 
 // assembled is a table ready to be written.
@@ -37,8 +39,11 @@ type assembled interface {
 
 // assembleTable builds the table of a modality from its cells' statuses.
 func assembleTable(modality string, sts []table.CellStatus, plan *table.Plan, sets []string, wall time.Duration) assembled {
-	if modality == "text" {
+	switch modality {
+	case "text":
 		return table.AssembleText(sts, plan, sets, wall)
+	case "image":
+		return table.AssembleImages(sts, plan, sets, wall)
 	}
 	return table.AssembleGraphs(sts, plan, sets, wall)
 }
