@@ -220,7 +220,7 @@ func TestImageRunResumeAssemble(t *testing.T) {
 	}
 	root := t.TempDir()
 	tinyCIFAR(t, filepath.Join(root, "tiny"), 48, 20)
-	sets := []string{"seeds=[0, 1]", "train.epochs=1", "train.batch_size=16", "train.eval_every=0",
+	sets := []string{"seeds=[0, 1]", "train.epochs=2", "train.batch_size=16", "train.eval_every=1",
 		"samplers=[{kind: uniform}, {kind: knn, refresh_every: 2}, {kind: batchsampler, m: 20, k: 5, walk: rwr, graph: proximity, alpha: {start: 0.2, end: 0.05}, refresh_every: 2}]"}
 	plan, err := PlanImages(PlanOptions{Root: root, Datasets: []string{"tiny"}, Blocks: []string{BlockSimCLR}, Sets: sets}, "unused")
 	if err != nil {
@@ -235,6 +235,20 @@ func TestImageRunResumeAssemble(t *testing.T) {
 	if len(tab.Failed) != 0 {
 		t.Fatalf("failed: %q", tab.Failed)
 	}
+	// The curves: an evaluation after epoch 1, the final one after epoch 2,
+	// each the mean of the two seeds; the final point is the row's result.
+	tab.ReadCurves(dir, sts)
+	if cs := tab.Curves["tiny"]; len(cs) != 3 {
+		t.Errorf("curves: %+v", cs)
+	} else {
+		for _, c := range cs {
+			e := tab.entry(c.Block, c.Sampler, "tiny")
+			if len(c.Points) != 2 || c.Points[0].Epoch != 1 || c.Points[1].Epoch != 2 || len(c.Points[0].PerSeed) != 2 ||
+				c.Points[1].Mean != e.Mean || (c.Points[0].PerSeed[0]+c.Points[0].PerSeed[1])/2 != c.Points[0].Mean {
+				t.Errorf("curve %s/%s: %+v (row %v)", c.Block, c.Sampler, c.Points, e.PerSeed)
+			}
+		}
+	}
 	if err := tab.Write(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +258,8 @@ func TestImageRunResumeAssemble(t *testing.T) {
 		"| Method | tiny (CIFAR-10 format, N = 48, N/B ≈ 3, paper: CIFAR10) |",
 		"| Untrained encoder |", "| SimCLR |", "| w/ kNN Sampler |", "| w/ BatchSampler |",
 		"[92.13]", "[90.16]", "[92.54]", // the paper's CIFAR10 numbers beside the rows
-		"### Settings per dataset", "| tiny | resnet8 | native | 1 | 16 | 2 | 20 | 5 | 0.2 → 0.05 |",
+		"### Settings per dataset", "| tiny | resnet8 | native | 2 | 16 | 2 | 20 | 5 | 0.2 → 0.05 |",
+		"### Accuracy over training", "![tiny: accuracy over training](figures/tiny-probe-curve.png)",
 		"[false negatives](tiny/simclr/plots/fn_ratio.png)",
 	} {
 		if !strings.Contains(md, want) {
@@ -252,6 +267,13 @@ func TestImageRunResumeAssemble(t *testing.T) {
 		}
 	}
 	// Every linked figure exists.
+	if _, err := os.Stat(filepath.Join(dir, "figures", "tiny-probe-curve.png")); err != nil {
+		t.Errorf("curve figure: %v", err)
+	}
+	if out := os.Getenv("BATCHSAMPLER_FIGURES"); out != "" { // to look at it
+		b, _ := os.ReadFile(filepath.Join(dir, "figures", "tiny-probe-curve.png"))
+		os.WriteFile(filepath.Join(out, "tiny-probe-curve.png"), b, 0o644)
+	}
 	for _, f := range []string{"fn_ratio.png", "similarity_hist.png", "loss.png"} {
 		if _, err := os.Stat(filepath.Join(dir, "tiny", "simclr", "plots", f)); err != nil {
 			t.Errorf("figure: %v", err)

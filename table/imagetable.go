@@ -65,6 +65,24 @@ type ImageColumn struct {
 type ImageTable struct {
 	GraphTable
 	Columns map[string]ImageColumn `json:"columns"`
+	// Curves are, per dataset, each row's accuracy over training (ReadCurves).
+	Curves map[string][]Curve `json:"curves,omitempty"`
+}
+
+// ReadCurves reads the accuracy curves of the finished cells of sts from
+// their run directories under dir (the table's).
+func (t *ImageTable) ReadCurves(dir string, sts []CellStatus) {
+	for _, st := range sts {
+		if st.Results == nil || st.Block == BlockUntrained {
+			continue
+		}
+		if c := readCurves(filepath.Join(dir, st.Dir), st); len(c) > 0 {
+			if t.Curves == nil {
+				t.Curves = map[string][]Curve{}
+			}
+			t.Curves[st.Dataset] = append(t.Curves[st.Dataset], c...)
+		}
+	}
 }
 
 // AssembleImages builds the image table from the cells' statuses
@@ -189,6 +207,7 @@ func (t *ImageTable) Markdown() string {
 	}
 	t.GraphTable.markdownCost(&b, l)
 	t.markdownSettings(&b)
+	t.markdownCurves(&b)
 	t.markdownFigures(&b)
 	t.markdownTail(&b, "Datasets absent or skipped")
 	return b.String()
@@ -214,6 +233,32 @@ func (t *ImageTable) markdownSettings(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %s |\n", d, s.Arch, size, s.Epochs, s.BatchSize, s.RefreshEvery, s.M, s.K, alpha, s.Paper)
 	}
+}
+
+// markdownCurves shows each dataset's accuracy-over-training figure and
+// the Uniform rows' last two evaluations (has the accuracy stopped rising?).
+func (t *ImageTable) markdownCurves(b *strings.Builder) {
+	var lines []string
+	for _, d := range t.Datasets {
+		cs := t.Curves[d]
+		if len(cs) == 0 {
+			continue
+		}
+		var last []string
+		for _, c := range cs {
+			if c.Sampler != "uniform" || len(c.Points) < 2 {
+				continue
+			}
+			p, q := c.Points[len(c.Points)-2], c.Points[len(c.Points)-1]
+			last = append(last, fmt.Sprintf("%s %.2f at epoch %d → %.2f at epoch %d (%+.2f)", imageBlockTitle[c.Block], p.Mean, p.Epoch, q.Mean, q.Epoch, q.Mean-p.Mean))
+		}
+		lines = append(lines, fmt.Sprintf("**%s** — Uniform rows, last two evaluations: %s.\n\n![%s: accuracy over training](%s)\n", d, strings.Join(last, "; "), d, curveFigure(d)))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("\n### Accuracy over training (train.eval_every)\n\n")
+	b.WriteString(strings.Join(lines, "\n"))
 }
 
 // markdownFigures links every finished cell's plots: the false-negative
@@ -250,6 +295,9 @@ func (t *ImageTable) Write(dir string) error {
 		return err
 	}
 	if err := WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	if err := t.WriteFigures(dir); err != nil {
 		return err
 	}
 	return WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))

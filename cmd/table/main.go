@@ -152,7 +152,7 @@ func run(args []string) error {
 		sts, err = table.RunCells(ctx, plan.Cells, ropt)
 		if err != nil {
 			// Write what is finished, then say how to continue.
-			t := assembleTable(*modality, append(sts, table.ReadCells(plan.Cells[len(sts):], *out)...), plan, sets, time.Since(start))
+			t := assembleTable(*modality, *out, append(sts, table.ReadCells(plan.Cells[len(sts):], *out)...), plan, sets, time.Since(start))
 			if werr := t.Write(*out); werr != nil {
 				fmt.Fprintln(os.Stderr, "table:", werr)
 			}
@@ -162,7 +162,7 @@ func run(args []string) error {
 			return err
 		}
 	}
-	t := assembleTable(*modality, sts, plan, sets, time.Since(start))
+	t := assembleTable(*modality, *out, sts, plan, sets, time.Since(start))
 	if err := t.Write(*out); err != nil {
 		return err
 	}

@@ -37,13 +37,17 @@ type assembled interface {
 	Write(dir string) error
 }
 
-// assembleTable builds the table of a modality from its cells' statuses.
-func assembleTable(modality string, sts []table.CellStatus, plan *table.Plan, sets []string, wall time.Duration) assembled {
+// assembleTable builds the table of a modality from its cells' statuses
+// (dir is the table's directory, where the image table reads its cells'
+// accuracy curves).
+func assembleTable(modality, dir string, sts []table.CellStatus, plan *table.Plan, sets []string, wall time.Duration) assembled {
 	switch modality {
 	case "text":
 		return table.AssembleText(sts, plan, sets, wall)
 	case "image":
-		return table.AssembleImages(sts, plan, sets, wall)
+		t := table.AssembleImages(sts, plan, sets, wall)
+		t.ReadCurves(dir, sts)
+		return t
 	}
 	return table.AssembleGraphs(sts, plan, sets, wall)
 }
