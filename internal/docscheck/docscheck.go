@@ -19,8 +19,8 @@
 //
 // Parse reads one Markdown file into what it names; a Checker checks a set
 // of files. The flag sets come from the commands themselves: a Checker asks
-// its Help function, which the test implements by running each built
-// command with -h (ParseHelp reads that output).
+// its Help function, which the test implements by running
+// `go run ./cmd/NAME [SUB] -h` (ParseHelp reads that output).
 package docscheck
 
 import (

@@ -41,9 +41,6 @@ func docFiles(t *testing.T) []string {
 }
 
 var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
 	helpMu    sync.Mutex
 	helpCache = map[string]helpOut{}
 )
@@ -54,42 +51,19 @@ type helpOut struct {
 	err   error
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
-// buildCommands builds every command under cmd/ once, into one temporary
-// directory (a single go build: the packages compile in parallel).
-func buildCommands(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		if binDir, buildErr = os.MkdirTemp("", "docscheck-bin-"); buildErr != nil {
-			return
-		}
-		cmd := exec.Command(goTool, "build", "-o", binDir+string(filepath.Separator), "./cmd/...")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/...: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binDir
-}
-
-// help runs a built command with -h (after the subcommand, if any) and
-// reads its flags and subcommands; results are cached.
+// help runs `go run ./cmd/NAME [SUB] -h` and reads the command's flags and
+// subcommands; results are cached. go run caches the executables it links
+// (Go 1.24 and later), so after the first run of the test, and after a
+// user's own go run of the same command, this costs no link.
 func help(t *testing.T) func(cmd, sub string) (map[string]bool, []string, error) {
-	dir := buildCommands(t)
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goTool); err != nil {
+			t.Skip("no go command to run the commands with")
+		}
+	}
 	return func(cmd, sub string) (map[string]bool, []string, error) {
 		key := cmd + " " + sub
 		helpMu.Lock()
@@ -97,24 +71,27 @@ func help(t *testing.T) func(cmd, sub string) (map[string]bool, []string, error)
 		if h, ok := helpCache[key]; ok {
 			return h.flags, h.subs, h.err
 		}
-		bin := filepath.Join(dir, cmd)
-		if runtime.GOOS == "windows" {
-			bin += ".exe"
-		}
 		var h helpOut
-		if _, err := os.Stat(bin); err != nil {
-			h.err = errors.New("not built by go build ./cmd/...")
+		if st, err := os.Stat(filepath.Join(root, "cmd", cmd)); err != nil || !st.IsDir() {
+			h.err = errors.New("no such directory")
 		} else {
-			args := []string{"-h"}
+			args := []string{"run", "./cmd/" + cmd}
 			if sub != "" {
-				args = []string{sub, "-h"}
+				args = append(args, sub)
 			}
-			// -h exits 0 or 2 depending on the command: only a hang is an error.
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
-			if ctx.Err() != nil {
-				h.err = fmt.Errorf("%s %s: %v", cmd, strings.Join(args, " "), err)
-			} else {
+			args = append(args, "-h")
+			// -h exits 0 or 2 depending on the command (go run then says
+			// "exit status 2"): only a failure to build or a hang is an error.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			c := exec.CommandContext(ctx, goTool, args...)
+			c.Dir = root
+			out, err := c.CombinedOutput()
+			switch {
+			case ctx.Err() != nil:
+				h.err = fmt.Errorf("go %s: %v", strings.Join(args, " "), ctx.Err())
+			case err != nil && !strings.Contains(string(out), "exit status"):
+				h.err = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+			default:
 				h.flags, h.subs = docscheck.ParseHelp(string(out))
 			}
 			cancel()
@@ -216,7 +193,7 @@ func TestFixture(t *testing.T) {
 		`:5: go run ./cmd/train -confg configs/graphcl-mutag.yaml: -confg is not a flag of cmd/train`,
 		`:9: ./batchsampler graph -emb e.npy -epochs 3 -out g.npy: -epochs is not a flag of cmd/batchsampler graph`,
 		`:10: batchsampler frobnicate -x 1: cmd/batchsampler has no subcommand "frobnicate"`,
-		`:11: go run ./cmd/nosuch -h: no command cmd/nosuch`,
+		`:11: go run ./cmd/nosuch -h: no command cmd/nosuch (no such directory)`,
 		`:11: cmd/nosuch: no such file or directory in the repository`,
 		`:12: go run ./cmd/download -dataset MUTAG -mirror x: -mirror is not a flag of cmd/download`,
 		`:16: make no-such-target: no such target in the Makefile`,
