@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Regenerates the recorded runs behind the README's tables into results/NAME
+# Regenerates the recorded runs behind docs/results.md into results/NAME
 # (config.yaml, provenance.json, results.json, results.md, plots/; the large
 # metrics.jsonl, checkpoints and embeddings are left in $WORK).
 #   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|table-text|table-vision|sweeps [NAME...]|all
 # Runs one experiment at a time; a finished one is not run again (delete
-# results/NAME to redo it). Long: see the README for the time of each table.
+# results/NAME to redo it). Long: see docs/reproducing.md for the time of each table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${WORK:-runs/regenerate}
@@ -120,7 +120,7 @@ sweep() { # NAME: configs/NAME.yaml's sweep (cmd/train); resumable, copies what 
   copy_cells "$name" "$WORK/$name"/baseline "$WORK/$name"/baseline/*/ "$WORK/$name"/points/*/
   return $status
 }
-sweeps() { # [NAME...]: the sensitivity sweeps (configs/sweep-*.yaml; default all, cheapest first); long: see the README's "Sweeps"
+sweeps() { # [NAME...]: the sensitivity sweeps (configs/sweep-*.yaml; default all, cheapest first); long: see docs/reproducing.md, "Sweeps"
   local names=("$@")
   if [ ${#names[@]} -eq 0 ]; then
     names=(sweep-t-imdb-b sweep-published-switches-imdb-b sweep-b-imdb-b sweep-m-alpha-imdb-b

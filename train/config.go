@@ -1,16 +1,3 @@
-// Package train pairs data, a contrastive method and an evaluation protocol
-// (method.go: graphs, images and text; GraphCL, SimCLR, SimCSE; SVM
-// cross-validation, linear probe, STS), runs the training loop with its
-// named hooks (loop.go, hooks.go), checkpoints, and writes the run
-// directory: config.yaml, provenance.json, metrics.jsonl, metrics.csv,
-// results.json, results.md and plots/. Evaluate scores a finished run
-// directory again and Embed writes a trained encoder's embeddings of any
-// dataset of its modality.
-//
-// A method, a dataset kind or an evaluation protocol is added by a file
-// with a type implementing Method, Dataset or Protocol and one
-// RegisterMethod, RegisterData or RegisterProtocol call; the loop needs no
-// edit (see the README's "How it fits together").
 package train
 
 import (
@@ -38,8 +25,9 @@ type Config struct {
 	Name string `yaml:"name"`
 	// Modality is the kind of data: graph, image or text.
 	Modality string `yaml:"modality"`
-	// Method is the contrastive method (graphcl, simclr, simcse, ...);
-	// empty: the modality's default.
+	// Method is the contrastive method: graphcl or mvgrl (graph), simclr
+	// or mocov3 (image), simcse (text); empty: the modality's default
+	// (graphcl, simclr, simcse).
 	Method  string        `yaml:"method"`
 	Data    DataConfig    `yaml:"data"`
 	Model   ModelConfig   `yaml:"model"`
@@ -66,14 +54,20 @@ type Config struct {
 
 // DataConfig says where the dataset comes from.
 type DataConfig struct {
-	// Source is "tu" (TU Dortmund files), "gin" (GIN/DGCNN text format) or
-	// "synthetic" (generated from the seed).
+	// Source is where the modality's data comes from. Graphs: "tu" (TU
+	// Dortmund files), "gin" (GIN/DGCNN text format) or "synthetic"
+	// (generated from the seed). Images: "cifar10", "cifar100" (fine
+	// labels), "cifar100-coarse", "idx" (MNIST, Fashion-MNIST), "stl10",
+	// "folder" (torchvision's ImageFolder layout) or "synthetic". Text:
+	// "corpus" (see Text).
 	Source string `yaml:"source"`
 	// Name is the dataset name (TU: the NAME of NAME_A.txt).
 	Name string `yaml:"name"`
 	// Root is the data root; "" means data.DefaultRoot() (see DataRoot).
 	Root string `yaml:"root"`
-	// Path is the TU directory or the GIN file, relative to Root unless absolute.
+	// Path is the dataset's directory or file (a TU directory, a GIN file,
+	// a CIFAR, STL-10 or IDX directory, an image folder), relative to Root
+	// unless absolute.
 	Path string `yaml:"path"`
 	// Features selects node features: auto, auto-degree, labels, attributes,
 	// labels+attributes, constant, degree.
@@ -138,7 +132,9 @@ type SyntheticConfig struct {
 
 // ModelConfig describes the encoder.
 type ModelConfig struct {
-	// Kind is "gin" for graphs, "mlp" for text (embedding bag → MLP).
+	// Kind is the encoder, one per method: "gin" (graphcl), "gcn"
+	// (mvgrl's two GCN encoders), "resnet" (simclr, mocov3) or "mlp"
+	// (simcse: embedding bag → residual MLP).
 	Kind    string `yaml:"kind"`
 	Hidden  int    `yaml:"hidden"`
 	Layers  int    `yaml:"layers"`
@@ -238,8 +234,11 @@ type TrainConfig struct {
 
 // EvalConfig chooses the evaluation protocol.
 type EvalConfig struct {
-	// Kind is "svm" (GraphCL's SVC with inner grid search in k-fold CV)
-	// or "sts" (STS-B Spearman of cosine similarities, text).
+	// Kind is the protocol, by modality: "svm" (graphs: GraphCL's SVC with
+	// inner grid search in k-fold CV), "linear_probe" or "knn" (images: a
+	// logistic-regression probe or the weighted kNN monitor on frozen
+	// features), "sts" (text: Spearman of cosine similarities on STS-B and
+	// the SentEval STS tasks found).
 	Kind       string    `yaml:"kind"`
 	Folds      int       `yaml:"folds"`
 	InnerFolds int       `yaml:"inner_folds"`
