@@ -22,8 +22,10 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
+from bsserver import Server, binary  # noqa: E402
 from batchsampler_client import TOKEN_ENV, RefreshDue, ServiceBatchSampler, ServiceError, shard_rows  # noqa: E402
 
 try:
@@ -41,13 +43,8 @@ _bin = None
 
 def setUpModule():
     global _tmp, _bin
+    _bin = binary()
     _tmp = tempfile.mkdtemp(prefix="bsclient")
-    _bin = os.environ.get("BATCHSAMPLER_BIN")
-    if not _bin:
-        if shutil.which("go") is None:
-            raise unittest.SkipTest("no $BATCHSAMPLER_BIN and no go to build the server")
-        _bin = os.path.join(_tmp, "batchsampler")
-        subprocess.run(["go", "build", "-o", _bin, "./cmd/batchsampler"], cwd=REPO, check=True, timeout=600)
 
 
 def tearDownModule():
@@ -59,35 +56,6 @@ def embeddings(seed=0, n=N):
     rng = np.random.default_rng(seed)
     centres = rng.standard_normal((6, D))
     return (centres[rng.integers(0, 6, n)] + 1.2 * rng.standard_normal((n, D))).astype(np.float32)
-
-
-class Server:
-    """A `batchsampler serve` process on a free loopback port."""
-
-    def __init__(self, *args, env=None):
-        self.proc = subprocess.Popen([_bin, "serve", "-addr", "127.0.0.1:0", "-quiet", *args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        line = self.proc.stdout.readline()
-        if not line.startswith("listening on "):
-            self.proc.kill()
-            raise RuntimeError(f"server did not start: {line!r} {self.proc.stderr.read()}")
-        self.url = line.split()[-1]
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
 
 
 def cli_batches(emb_path, steps, *args):
