@@ -275,7 +275,6 @@ def train(args):
         for xb, ib in loader:
             if step == args.die_at_step:
                 os.kill(os.getpid(), signal.SIGKILL)
-            assert sampler.step == step + 1, (sampler.step, step)
             state = {k: v.clone() for k, v in model.state_dict().items()} if args.dump and rank == 0 else None
             views = torch.cat([augment(xb, ib, step, args.seed, 1), augment(xb, ib, step, args.seed, 2)])
             z = ddp(views)
@@ -296,8 +295,10 @@ def train(args):
                 log.flush()
             step += 1
             if args.ckpt and rank == 0 and (step % ckpt_every == 0 or step == total):
+                # The step to train next, not sampler.step: with DataLoader
+                # workers prefetching, the sampler is ahead of training.
                 save_atomic({"model": model.state_dict(), "optimizer": opt.state_dict(),
-                             "sampler": sampler.state_dict()}, args.ckpt)
+                             "sampler": dict(sampler.state_dict(), step=step)}, args.ckpt)
                 if args.save_server_state:
                     sampler.save_server_state()
             if rank == 0 and (step % per_epoch == 0 or step == total):

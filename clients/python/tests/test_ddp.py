@@ -59,7 +59,7 @@ STEPS = 20
 # steps 8 and 9 and crosses the refresh before step 14.
 SERVE = ["-b", "16", "-m", "40", "-k", "6", "-refresh-every", "7", "-total-steps", str(STEPS), "-seed", "3",
          "-alpha", "0.3:0.1"]
-JOB = ["--ckpt-every", "4", "--timeout", "120"]  # a rank waiting longer for the others fails, saying why
+JOB = ["--ckpt-every", "4", "--timeout", "300"]  # a rank waiting longer for the others fails, saying why
 KILL_AT = 10
 
 
@@ -87,7 +87,7 @@ def launch(world, args, log):
     return procs
 
 
-def wait(procs, timeout=300):
+def wait(procs, timeout=480):
     """Return codes of the processes (killed after timeout)."""
     deadline = time.monotonic() + timeout
     codes = []
@@ -252,10 +252,10 @@ class DDPExampleTest(unittest.TestCase):
             ServiceBatchSampler(srv.url, rank=2, world_size=3, num_instances=96).refresh(emb[lo:hi])
             log = self.path("mismatch")
             with open(log + ".err", "w") as err:
-                p = subprocess.Popen([PYTHON, EXAMPLE, "--url", srv.url, "--spawn", "2", "--timeout", "60"],
+                p = subprocess.Popen([PYTHON, EXAMPLE, "--url", srv.url, "--spawn", "2", "--timeout", "300"],
                                      env=dict(os.environ, OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1"),
                                      stdout=subprocess.DEVNULL, stderr=err)
-                code = wait([p], timeout=240)[0]
+                code = wait([p], timeout=480)[0]
             with open(log + ".err") as f:
                 text = f.read()
             self.assertNotEqual(code, 0)
