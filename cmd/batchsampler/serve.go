@@ -31,6 +31,7 @@ type server struct {
 	statePath string
 	log       *log.Logger
 	started   time.Time
+	token     string // the shared secret ("" : none); never logged or saved
 }
 
 // routes returns the handler of the endpoints listed in the package doc.
@@ -39,12 +40,13 @@ func (sv *server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/health", sv.health)
 	mux.HandleFunc("GET /v1/info", sv.info)
 	mux.HandleFunc("POST /v1/refresh", sv.refresh)
+	mux.HandleFunc("DELETE /v1/refresh", sv.discardRefresh)
 	mux.HandleFunc("GET /v1/batch", sv.batch)
 	mux.HandleFunc("GET /v1/state", sv.getState)
 	mux.HandleFunc("PUT /v1/state", sv.putState)
 	mux.HandleFunc("POST /v1/state/save", sv.saveState)
 	allowed := map[string]string{
-		"/v1/health": "GET", "/v1/info": "GET", "/v1/refresh": "POST", "/v1/batch": "GET",
+		"/v1/health": "GET", "/v1/info": "GET", "/v1/refresh": "POST, DELETE", "/v1/batch": "GET",
 		"/v1/state": "GET, PUT", "/v1/state/save": "POST",
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -53,8 +55,11 @@ func (sv *server) routes() http.Handler {
 			writeError(w, newAPIError(http.StatusMethodNotAllowed, "bad_method", "%s %s: the method must be %s", r.Method, r.URL.Path, a))
 			return
 		}
-		writeError(w, newAPIError(http.StatusNotFound, "not_found", "no endpoint %s %s: see GET /v1/info, /v1/health, /v1/batch, POST /v1/refresh, GET|PUT /v1/state, POST /v1/state/save", r.Method, r.URL.Path))
+		writeError(w, newAPIError(http.StatusNotFound, "not_found", "no endpoint %s %s: see GET /v1/info, /v1/health, /v1/batch, POST|DELETE /v1/refresh, GET|PUT /v1/state, POST /v1/state/save", r.Method, r.URL.Path))
 	})
+	if sv.token != "" {
+		return newTokenAuth(sv.token, mux, sv.log.Printf)
+	}
 	return mux
 }
 
@@ -151,6 +156,20 @@ func (sv *server) refresh(w http.ResponseWriter, r *http.Request) {
 		sv.log.Printf("refresh before step %d from %d×%d %s (%s) in %.2fs", *res.RefreshedStep, p.rows*max(world, 1), p.cols, p.kind(), p.from, res.BuildSeconds)
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// discardRefresh drops an unfinished sharded upload (DELETE /v1/refresh):
+// the way out of a world_mismatch left by a job that is gone.
+func (sv *server) discardRefresh(w http.ResponseWriter, r *http.Request) {
+	sv.mu.Lock()
+	world, received := sv.s.discardShards()
+	sv.mu.Unlock()
+	if received == nil {
+		received = []int{}
+	} else {
+		sv.log.Printf("DELETE /v1/refresh: discarded the shards of ranks %v of world %d", received, world)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"discarded_ranks": received, "world": world})
 }
 
 // rankOf reads the query parameters rank (default 0) and world (default
@@ -325,6 +344,7 @@ type serveOptions struct {
 	statePath string
 	reuse     bool
 	quiet     bool
+	token     string
 }
 
 // newServer builds the server: a fresh session, or the state file's when
@@ -333,7 +353,7 @@ func newServer(o serveOptions, logw io.Writer) (*server, error) {
 	if o.quiet {
 		logw = io.Discard
 	}
-	sv := &server{maxBody: o.maxBody, statePath: o.statePath, log: log.New(logw, "batchsampler serve: ", log.LstdFlags), started: time.Now()}
+	sv := &server{maxBody: o.maxBody, statePath: o.statePath, log: log.New(logw, "batchsampler serve: ", log.LstdFlags), started: time.Now(), token: o.token}
 	sv.s = newSession(o.cfg, o.keep, o.reuse)
 	if o.statePath != "" {
 		b, err := os.ReadFile(o.statePath)
@@ -399,7 +419,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, read
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sf := addSamplerFlags(fs)
-	addr := fs.String("addr", "127.0.0.1:8470", "listen `address` (host:port; port 0 picks a free one). Keep it local: there is no authentication")
+	addr := fs.String("addr", "127.0.0.1:8470", "listen `address` (host:port; port 0 picks a free one); an address other than loopback needs -token-file or $"+tokenEnv)
+	tokenFile := fs.String("token-file", "", "`file` holding the shared secret (at least 16 characters) every request must send as Authorization: Bearer <secret> (GET /v1/health excepted); default $"+tokenEnv+"; required when -addr is not loopback")
 	n := fs.Int("n", 0, "N, the number of instances, when known before the first upload (required for kind uniform)")
 	keep := fs.Int("keep", 1024, "batches of the last `steps` kept, so that a repeated request is answered identically")
 	maxBody := fs.String("max-body", "4GiB", "largest request body (embeddings or state upload)")
@@ -407,7 +428,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, read
 	stale := fs.String("stale", "wait", "when a refresh is due and nothing new was uploaded: wait (answer 409 refresh_due) or reuse (the previous upload)")
 	quiet := fs.Bool("quiet", false, "no log lines on stderr")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: batchsampler serve [sampler flags] [-addr 127.0.0.1:8470] [-n N] [-keep 1024] [-max-body 4GiB] [-state S.bin] [-stale wait|reuse]\n\n")
+		fmt.Fprint(fs.Output(), "usage: batchsampler serve [sampler flags] [-addr 127.0.0.1:8470] [-token-file F] [-n N] [-keep 1024] [-max-body 4GiB] [-state S.bin] [-stale wait|reuse]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -430,14 +451,25 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, read
 	if *stale != "wait" && *stale != "reuse" {
 		return fmt.Errorf("serve: -stale %q: want wait or reuse", *stale)
 	}
+	token, tokenSource, err := loadToken(*tokenFile, os.Getenv)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	sv, err := newServer(serveOptions{addr: *addr, cfg: cfg, set: setFlags(fs), n: *n, keep: *keep, maxBody: mb,
-		statePath: *statePath, reuse: *stale == "reuse", quiet: *quiet}, stderr)
+		statePath: *statePath, reuse: *stale == "reuse", quiet: *quiet, token: token}, stderr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
+	}
+	if err := checkExposure(ln.Addr(), token); err != nil {
+		ln.Close()
+		return fmt.Errorf("serve: %w", err)
+	}
+	if token != "" {
+		sv.log.Printf("requests must carry the shared secret of %s (Authorization: Bearer)", tokenSource)
 	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	if f, ok := stdout.(interface{ Sync() error }); ok {

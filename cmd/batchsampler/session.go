@@ -303,12 +303,14 @@ func (s *session) submit(p *payload, rank, world, nTotal int) (*submitResult, er
 			}
 		}
 	}
+	if a := s.shards; a != nil && (a.world != world || a.n != n) {
+		return nil, s.errWorldMismatch(rank, world, n)
+	}
 	res := &submitResult{World: world, N: n, Kind: p.kind()}
 	full := p
 	if world > 1 {
 		a := s.shards
-		if a == nil || a.world != world || a.n != n {
-			// A new sharding replaces an unfinished one.
+		if a == nil {
 			a = &assembly{world: world, n: n, parts: map[int]*payload{}}
 			s.shards = a
 		}
@@ -354,6 +356,33 @@ func (s *session) submit(p *payload, rank, world, nTotal int) (*submitResult, er
 	}
 	res.NextStep = s.next
 	return res, nil
+}
+
+// errWorldMismatch is the error of an upload whose world size (or N)
+// differs from the sharded upload in progress: the ranks of one job
+// disagree, or another job shares the server. The shards received are kept
+// (rank 0's shard of a world-2 upload is not dropped by a world-3 one), so
+// the job fails at once instead of waiting forever for a complete upload.
+func (s *session) errWorldMismatch(rank, world, n int) error {
+	a := s.shards
+	what := fmt.Sprintf("a shard from rank %d of world %d", rank, world)
+	if world == 1 {
+		what = "a whole upload (world 1)"
+	}
+	e := newAPIError(http.StatusConflict, "world_mismatch",
+		"%s over N = %d, but a sharded upload for world %d over N = %d is in progress (ranks %v received): every rank of a job must send the same world size; if the job that sent those shards is gone, DELETE /v1/refresh discards them",
+		what, n, a.world, a.n, a.received())
+	e.extra = map[string]any{"world": a.world, "received_ranks": a.received(), "n": a.n}
+	return e
+}
+
+// discardShards drops an unfinished sharded upload and returns what it held.
+func (s *session) discardShards() (world int, received []int) {
+	if a := s.shards; a != nil {
+		world, received = a.world, a.received()
+	}
+	s.shards = nil
+	return world, received
 }
 
 // errRefreshDue is the error of a step that needs a refresh no upload can
