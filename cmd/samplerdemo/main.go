@@ -2,7 +2,7 @@
 // 2-D point set on a ring, the proximity graph for three values of M, one
 // batch of Uniform, the kNN Sampler and BatchSampler, BatchSampler's walks
 // for several restart probabilities α, and a summary.md with the measured
-// false-negative ratios. See package internal/samplerviz.
+// false-negative ratios. See package internal/viz.
 //
 //	go run ./cmd/samplerdemo [-config configs/demo-sampler.yaml] [-out DIR]
 package main
@@ -15,7 +15,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/batchsampler-go/batchsampler/internal/samplerviz"
+	"github.com/batchsampler-go/batchsampler/cmd/samplerdemo/internal/viz"
 )
 
 func main() {
@@ -38,17 +38,17 @@ func run(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	cfg := samplerviz.DefaultConfig()
+	cfg := viz.DefaultConfig()
 	if *cfgPath != "" {
 		var err error
-		if cfg, err = samplerviz.LoadConfig(*cfgPath); err != nil {
+		if cfg, err = viz.LoadConfig(*cfgPath); err != nil {
 			return err
 		}
 	}
 	if *out != "" {
 		cfg.Out = *out
 	}
-	res, err := samplerviz.Run(cfg, cfg.Out)
+	res, err := viz.Run(cfg, cfg.Out)
 	if err != nil {
 		return err
 	}

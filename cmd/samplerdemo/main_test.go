@@ -12,7 +12,7 @@ import (
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	if err := run([]string{"-config", "../../internal/samplerviz/testdata/small.yaml", "-out", dir}, &out); err != nil {
+	if err := run([]string{"-config", "internal/viz/testdata/small.yaml", "-out", dir}, &out); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

@@ -1,4 +1,4 @@
-package samplerviz
+package viz
 
 import (
 	"fmt"
@@ -74,11 +74,11 @@ const (
 func LoadConfig(path string) (Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("samplerviz: config: %w", err)
+		return Config{}, fmt.Errorf("viz: config: %w", err)
 	}
 	c, err := parseConfig(src, path)
 	if err != nil {
-		return Config{}, fmt.Errorf("samplerviz: config %w", err)
+		return Config{}, fmt.Errorf("viz: config %w", err)
 	}
 	return c, nil
 }

@@ -1,4 +1,4 @@
-package samplerviz
+package viz
 
 import (
 	"fmt"
@@ -105,7 +105,7 @@ func alphaWalks(g *sampler.Graph, start int, alpha float64, cfg Config, i uint64
 	for range cfg.Batches {
 		b, err := sampler.Walk(g, start, opt, src)
 		if err != nil {
-			return AlphaWalk{}, fmt.Errorf("samplerviz: %w", err)
+			return AlphaWalk{}, fmt.Errorf("viz: %w", err)
 		}
 		for _, v := range b {
 			aw.Freq[v]++
@@ -138,13 +138,13 @@ type samplerSpec struct {
 // output depends only on cfg.
 func Run(cfg Config, dir string) (Result, error) {
 	if err := cfg.Validate(); err != nil {
-		return Result{}, fmt.Errorf("samplerviz: config: %w", err)
+		return Result{}, fmt.Errorf("viz: config: %w", err)
 	}
 	if dir == "" {
-		return Result{}, fmt.Errorf("samplerviz: empty output directory")
+		return Result{}, fmt.Errorf("viz: empty output directory")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Result{}, fmt.Errorf("samplerviz: %w", err)
+		return Result{}, fmt.Errorf("viz: %w", err)
 	}
 	e, labels, err := CirclePoints(cfg.Points)
 	if err != nil {
@@ -213,7 +213,7 @@ func Run(cfg Config, dir string) (Result, error) {
 	for _, sp := range specs {
 		s, err := sp.make()
 		if err != nil {
-			return Result{}, fmt.Errorf("samplerviz: %s: %w", sp.row.Sampler, err)
+			return Result{}, fmt.Errorf("viz: %s: %w", sp.row.Sampler, err)
 		}
 		if sp.row.Picture != "" && sp.row.Picture != FileBatchesAlpha {
 			first[sp.row.Picture] = s.Next()
@@ -221,7 +221,7 @@ func Run(cfg Config, dir string) (Result, error) {
 				bs = s.(*sampler.BatchSampler)
 			}
 			if s, err = sp.make(); err != nil {
-				return Result{}, fmt.Errorf("samplerviz: %s: %w", sp.row.Sampler, err)
+				return Result{}, fmt.Errorf("viz: %s: %w", sp.row.Sampler, err)
 			}
 		}
 		sp.row.Stats = sampler.MeasureBatches(s, cfg.Batches, labels, e)
@@ -231,17 +231,17 @@ func Run(cfg Config, dir string) (Result, error) {
 	// The three graphs of proximity_graph_M.png.
 	gK, err := sampler.BuildProximityGraph(e, sampler.GraphOptions{M: k, K: k, Workers: 1, Seed: cfg.Seed})
 	if err != nil {
-		return Result{}, fmt.Errorf("samplerviz: graph M=K: %w", err)
+		return Result{}, fmt.Errorf("viz: graph M=K: %w", err)
 	}
 	gN, err := sampler.BuildKNNGraph(e, k, 1)
 	if err != nil {
-		return Result{}, fmt.Errorf("samplerviz: kNN graph: %w", err)
+		return Result{}, fmt.Errorf("viz: kNN graph: %w", err)
 	}
 	graphs := []*sampler.Graph{gK, bs.Graph(), gN}
 	for i, g := range graphs {
 		st, err := sampler.NeighbourStats(g, e, labels)
 		if err != nil {
-			return Result{}, fmt.Errorf("samplerviz: graph statistics: %w", err)
+			return Result{}, fmt.Errorf("viz: graph statistics: %w", err)
 		}
 		name := [...]string{"near-uniform graph", "proximity graph", "kNN graph"}[i]
 		res.Graphs = append(res.Graphs, GraphRow{Name: name, M: [...]int{k, m, n - 1}[i], K: k, Stats: st})
@@ -286,7 +286,7 @@ func Run(cfg Config, dir string) (Result, error) {
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, FileSummary), []byte(res.markdown(cfg)), 0o644); err != nil {
-		return Result{}, fmt.Errorf("samplerviz: %w", err)
+		return Result{}, fmt.Errorf("viz: %w", err)
 	}
 	res.Files = append(res.Files, FileSummary)
 	return res, nil

@@ -1,4 +1,4 @@
-package samplerviz
+package viz
 
 import (
 	"bufio"
@@ -265,19 +265,19 @@ func (f figure) save(path string) error {
 	}
 	file, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("samplerviz: %w", err)
+		return fmt.Errorf("viz: %w", err)
 	}
 	w := bufio.NewWriter(file)
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
 		file.Close()
-		return fmt.Errorf("samplerviz: write %s: %w", path, err)
+		return fmt.Errorf("viz: write %s: %w", path, err)
 	}
 	if err := w.Flush(); err != nil {
 		file.Close()
-		return fmt.Errorf("samplerviz: write %s: %w", path, err)
+		return fmt.Errorf("viz: write %s: %w", path, err)
 	}
 	if err := file.Close(); err != nil {
-		return fmt.Errorf("samplerviz: write %s: %w", path, err)
+		return fmt.Errorf("viz: write %s: %w", path, err)
 	}
 	return nil
 }
