@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +13,7 @@ import (
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	if err := run([]string{"-config", "internal/viz/testdata/small.yaml", "-out", dir}, &out); err != nil {
+	if err := run(context.Background(), []string{"-config", "internal/viz/testdata/small.yaml", "-out", dir}, &out); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -43,7 +44,7 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"-nope"}, "nope"},
 		{[]string{"extra"}, "unexpected arguments"},
 	} {
-		err := run(tc.args, &bytes.Buffer{})
+		err := run(context.Background(), tc.args, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run(%v) = %v, want an error mentioning %q", tc.args, err, tc.want)
 		}
@@ -52,7 +53,7 @@ func TestRunErrors(t *testing.T) {
 
 // TestHelpIsNotAnError: -h prints the usage and succeeds.
 func TestHelpIsNotAnError(t *testing.T) {
-	if err := run([]string{"-h"}, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"-h"}, io.Discard); err != nil {
 		t.Errorf("-h: %v", err)
 	}
 }

@@ -263,7 +263,7 @@ type TrainUpdate struct {
 func (t *Trainer) Advance(n, total int) ([]TrainUpdate, error) {
 	var out []TrainUpdate
 	for _, r := range t.Runs {
-		u := TrainUpdate{Name: r.Name}
+		u := TrainUpdate{Name: r.Name, Points: []TrainPoint{}, Snapshots: []Snapshot{}} // [] rather than null in JSON
 		for range n {
 			if r.step%t.spec.ProbeEvery == 0 {
 				s, err := t.Snapshot(r)
