@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/batchsampler-go/batchsampler/cmd/samplerdemo/internal/palette"
@@ -27,7 +28,11 @@ type DataView struct {
 	// two PCA axes drawn.
 	Explained []float64 `json:"explained,omitempty"`
 	Spec      *DataSpec `json:"spec,omitempty"`
-	Sizes     []int     `json:"sizes"` // points per class
+	// Threshold is a hard-negative threshold that suits the point set: the
+	// median over sub-clusters of the cosine between a sub-cluster's centre
+	// and the nearest other centre, rounded down to 0.01 (0 for a run).
+	Threshold float64 `json:"threshold"`
+	Sizes     []int   `json:"sizes"` // points per class
 }
 
 // API is the page's state behind the JSON calls of Call: the data, the
@@ -158,7 +163,7 @@ func (a *API) ready() error {
 
 // generate makes the point set of s the page's data.
 func (a *API) generate(s DataSpec) (DataView, error) {
-	e, labels, _, err := Clusters(s)
+	e, labels, centres, err := Clusters(s)
 	if err != nil {
 		return DataView{}, err
 	}
@@ -173,8 +178,29 @@ func (a *API) generate(s DataSpec) (DataView, error) {
 		v.XY[i] = float64(x)
 	}
 	v.Sizes = sizes(labels, s.Classes)
+	v.Threshold = neighbourCosine(centres)
 	a.lab, a.view, a.trainer = l, v, nil
 	return v, nil
+}
+
+// neighbourCosine is DataView.Threshold of sub-cluster centres.
+func neighbourCosine(centres [][]float64) float64 {
+	var near []float64
+	for j, c := range centres {
+		best := -1.0
+		for i, o := range centres {
+			if i != j {
+				var dot float64
+				for k := range c {
+					dot += c[k] * o[k]
+				}
+				best = max(best, dot)
+			}
+		}
+		near = append(near, best)
+	}
+	slices.Sort(near)
+	return math.Floor(100*near[len(near)/2]) / 100
 }
 
 func sizes(labels []int, classes int) []int {

@@ -46,7 +46,12 @@ func TestAPIErrors(t *testing.T) {
 			t.Errorf("%s(%s): %v, want an error starting with the call and mentioning %q", tc.method, tc.arg, err, tc.want)
 		}
 	}
-	call(t, a, "data", DefaultData(), nil)
+	var v DataView
+	call(t, a, "data", DefaultData(), &v)
+	// 16 sub-clusters on the circle: neighbouring centres 2π/16 apart.
+	if want := math.Floor(100*math.Cos(2*math.Pi/16)) / 100; v.Threshold != want {
+		t.Errorf("threshold %v, want cos(2π/16) rounded down = %v", v.Threshold, want)
+	}
 	for _, tc := range []struct {
 		method, arg, want string
 	}{

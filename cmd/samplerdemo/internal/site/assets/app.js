@@ -147,7 +147,9 @@ function generate() {
     n: +$("c-n").value, classes: +$("c-classes").value, sub: +$("c-sub").value,
     dim: +$("c-dim").value, spread: +$("c-spread").value, seed: Math.max(0, Math.floor(+$("c-dseed").value || 0)),
   };
-  applyData(call("data", spec));
+  const view = call("data", spec);
+  if (view.threshold > 0) $("c-thr").value = view.threshold; // pairs as close as neighbouring sub-clusters
+  applyData(view);
   refresh();
 }
 
@@ -344,6 +346,7 @@ function drawBatch() {
   for (let i = 0; i < v.n; i++) pts.push(P(i));
   const col = (i) => v.palette[v.labels[i]];
   const bv = S.batch;
+  if (v.view === 3) dot(c, cv.width / 2, cv.height / 2, 0.45 * Math.min(cv.width, cv.height), null, "#ccc", 1); // the sphere's outline
   // the whole data, faint (back of the sphere fainter)
   for (let i = 0; i < v.n; i++) {
     c.globalAlpha = pts[i][2] < 0 ? 0.12 : 0.38;
