@@ -354,10 +354,16 @@ func TestPage(t *testing.T) {
 		if jumps == 0 || !strings.Contains(note, fmt.Sprintf("fell back %d time", jumps)) {
 			t.Fatalf("native Go's walk jumped %d times; the page's fallback note says %q", jumps, note)
 		}
-		do(t, ctx, chromedp.KeyEvent("r"))
-		for range 12 {
-			do(t, ctx, chromedp.KeyEvent("s"))
+		// r, then j: the walk up to its first fallback jump.
+		do(t, ctx, chromedp.KeyEvent("r"), chromedp.KeyEvent("j"))
+		first := 0
+		for i, s := range steps {
+			if s.Jump {
+				first = i + 1
+				break
+			}
 		}
+		waitFor(t, ctx, fmt.Sprintf(`document.getElementById("walk-pos").dataset.step === "%d"`, first))
 		screenshot(t, ctx, shots, "page-fallback")
 
 		// Train mode: 30 steps of each sampler at K = 31, α = 0.2, M = 200.

@@ -261,6 +261,18 @@ function step(d) {
   S.pos = Math.max(0, Math.min(stepCount(), S.pos + d));
   drawBatch();
 }
+// nextJump shows the walk up to its next fallback jump (or its end).
+function nextJump() {
+  if (!S.batch || !stepCount()) { step(1); return; }
+  stopPlay();
+  const from = S.pos === null ? 0 : S.pos;
+  let t = from;
+  while (t < stepCount() && S.batch.steps[t][2] !== 2) t++;
+  if (S.pos === null) step(0);
+  S.pos = Math.min(stepCount(), t + 1);
+  drawBatch();
+  if (t >= stepCount()) status("No fallback jump after this step: the walk ends without one.");
+}
 function resetWalk() { if (S.batch && stepCount()) { stopPlay(); S.pos = null; step(0); } }
 function endWalk() { stopPlay(); S.pos = null; drawBatch(); }
 function stopPlay() { if (S.playing) { clearInterval(S.playing); S.playing = null; $("b-play").firstChild.textContent = "Play "; } }
@@ -339,8 +351,14 @@ function drawBatch() {
   const bv0 = S.batch;
   let focus = null;
   if (bv0 && $("c-zoom").checked && v.view === 2) {
-    focus = [...bv0.batch];
-    if (bv0.rows) for (const u of bv0.batch) if (bv0.rows[u]) focus.push(...bv0.rows[u]);
+    // zoom to the members so far and the rows of the walker's node (stepping), or the whole batch
+    const st = bv0.steps, upto0 = S.pos === null ? st.length : S.pos;
+    focus = [bv0.batch[0]];
+    let at = bv0.batch[0];
+    for (let t = 0; t < upto0; t++) { if (st[t][3]) focus.push(st[t][1]); at = st[t][1]; }
+    if (!st.length) focus = [...bv0.batch];
+    const around = S.pos === null ? focus : [at];
+    if (bv0.rows) for (const u of [...around]) if (bv0.rows[u]) focus.push(...bv0.rows[u]);
   }
   const P = projector(cv, focus), pts = [];
   for (let i = 0; i < v.n; i++) pts.push(P(i));
@@ -418,7 +436,7 @@ function drawBatch() {
   }
   const nr = [...restarts.values()].reduce((a, b) => a + b, 0), nj = starts.length - 1;
   pos.textContent = all ? `${steps.length} steps, ${bv.restarts} restarts, ${bv.jumps} fallback jumps (press s to step)`
-    : `step ${upto} of ${steps.length}: ${members.length} of ${bv.batch.length} nodes, ${nr} restarts, ${nj} jumps`;
+    : `step ${upto} of ${steps.length}: ${members.length} of ${bv.batch.length} nodes, ${nr} restart${nr === 1 ? "" : "s"}, ${nj} jump${nj === 1 ? "" : "s"}`;
   pos.dataset.step = upto;
   if (!showNb) { $("nbrs").innerHTML = ""; return; }
   let what = upto === 0 ? "the start node u" : "";
@@ -628,13 +646,14 @@ function wire() {
   on("b-play", "click", play);
   on("b-reset", "click", resetWalk);
   on("b-end", "click", endWalk);
+  on("b-jump", "click", nextJump);
   on("b-clear", "click", () => { S.scatter = []; S.hists = {}; measure(); });
   on("b-train", "click", startTrain);
   document.addEventListener("keydown", guard((e) => {
     const t = e.target;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (t && (t.tagName === "SELECT" || (t.tagName === "INPUT" && !["range", "radio", "button", "checkbox"].includes(t.type)))) return;
-    const keys = { n: () => newBatch(true), s: () => step(1), p: play, r: resetWalk, e: endWalk, t: startTrain };
+    const keys = { n: () => newBatch(true), s: () => step(1), j: nextJump, p: play, r: resetWalk, e: endWalk, t: startTrain };
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
   }));
 }
