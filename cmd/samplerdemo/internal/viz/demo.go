@@ -443,7 +443,7 @@ func (d drawer) graphFigure(gs []*sampler.Graph, rows []GraphRow) figure {
 		}
 		p := newRingPlot(fmt.Sprintf("%s\nM = %d candidates, K = %d neighbours per node\n%.0f%% of edges join the same class · mean edge cosine %.3f",
 			kind, r.M, r.K, 100*r.Stats.LabelAgreement, r.Stats.MeanCosine), ringLim)
-		all := &segments{e: d.e, style: draw.LineStyle{Color: colEdge, Width: vg.Points(0.5)}}
+		all := &segments{e: d.e, style: draw.LineStyle{Color: edgeColour(g.N * g.K), Width: vg.Points(0.5)}}
 		for v := range g.N {
 			for _, u := range g.Neighbours(v) {
 				all.segs = append(all.segs, segment{v, int(u)})
@@ -453,7 +453,7 @@ func (d drawer) graphFigure(gs []*sampler.Graph, rows []GraphRow) figure {
 		for c, idx := range d.byClass(d.all()) {
 			p.Add(scatter(d.e, idx, classColour(c, d.cfg.Points.Classes), vg.Points(2.2), draw.CircleGlyph{}))
 		}
-		hi := &segments{e: d.e, style: draw.LineStyle{Color: colHighEdge, Width: vg.Points(1.1)}, arrow: vg.Points(arrowLen), gap: vg.Points(arrowGap)}
+		hi := &segments{e: d.e, style: draw.LineStyle{Color: colHighEdge, Width: vg.Points(0.8)}, arrow: vg.Points(arrowLen), gap: vg.Points(arrowGap)}
 		var nbrs []int
 		for _, v := range hl {
 			for _, u := range g.Neighbours(v) {

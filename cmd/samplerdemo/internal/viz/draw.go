@@ -25,11 +25,22 @@ const dpi = 110
 var (
 	colGrey     = color.NRGBA{0xbb, 0xbb, 0xbb, 0xff}
 	colEdge     = color.NRGBA{0x40, 0x40, 0x40, 0x1c}
-	colHighEdge = color.NRGBA{0x10, 0x10, 0x10, 0xe0}
+	colHighEdge = color.NRGBA{0x10, 0x10, 0x10, 0xb0}
 	colPath     = color.NRGBA{0xb0, 0x10, 0x60, 0x90}
 	colJump     = color.NRGBA{0x30, 0x30, 0x30, 0xc0}
 	colRing     = color.NRGBA{0x90, 0x90, 0x90, 0xff}
 )
+
+// edgeColour is the colour of one of n translucent graph edges: colEdge
+// for up to 4,800 edges (600 nodes × K = 8), fainter as n grows, so that a
+// dense graph (K = 47: 28,200 edges) does not turn into a dark blob.
+func edgeColour(n int) color.NRGBA {
+	c := colEdge
+	if n > 4800 {
+		c.A = uint8(max(4, int(c.A)*4800/n))
+	}
+	return c
+}
 
 // classColour returns the colour of class c of C (package palette: the
 // Okabe–Ito colours, neighbouring classes most different).
