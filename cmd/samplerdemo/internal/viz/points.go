@@ -1,4 +1,4 @@
-package samplerviz
+package viz
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ import (
 // embeddings.
 func CirclePoints(cfg PointsConfig) (sampler.Embeddings, []int, error) {
 	if cfg.N < 1 || cfg.Classes < 1 || !(cfg.Spread >= 0) || math.IsInf(cfg.Spread, 0) || !(cfg.RadiusJitter >= 0 && cfg.RadiusJitter < 1) {
-		return sampler.Embeddings{}, nil, fmt.Errorf("samplerviz: points: need n ≥ 1, classes ≥ 1, finite spread ≥ 0 and radius_jitter in [0,1); got n=%d classes=%d spread=%v radius_jitter=%v",
+		return sampler.Embeddings{}, nil, fmt.Errorf("viz: points: need n ≥ 1, classes ≥ 1, finite spread ≥ 0 and radius_jitter in [0,1); got n=%d classes=%d spread=%v radius_jitter=%v",
 			cfg.N, cfg.Classes, cfg.Spread, cfg.RadiusJitter)
 	}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x636972636c65)) // "circle"

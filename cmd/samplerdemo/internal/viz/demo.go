@@ -1,4 +1,4 @@
-package samplerviz
+package viz
 
 import (
 	"fmt"
@@ -41,9 +41,11 @@ const (
 	streamWalks        = 0x77616c6b // "walk": the traced walks of batches_alpha.png
 	streamFreq         = 0x66726571 // "freq": the walks behind its frequencies
 	tileW, tileH       = 5.6, 6.0   // inches per picture
-	ringLim            = 1.6        // the plots show [−ringLim, ringLim]²
-	highlightedNodes   = 3          // nodes whose out-edges proximity_graph*.png draw as arrows
-	pointR, batchR     = 1.8, 4.2   // marker radii (points)
+	alphaTileW         = 4.1        // inches per picture of batches_alpha.png
+	alphaTileH         = 4.5
+	ringLim            = 1.6      // the plots show [−ringLim, ringLim]²
+	highlightedNodes   = 3        // nodes whose out-edges proximity_graph*.png draw as arrows
+	pointR, batchR     = 1.8, 4.2 // marker radii (points)
 	startR, fallbackR  = 10.0, 6.5
 	arrowLen, arrowGap = 6.0, 2.5
 )
@@ -105,7 +107,7 @@ func alphaWalks(g *sampler.Graph, start int, alpha float64, cfg Config, i uint64
 	for range cfg.Batches {
 		b, err := sampler.Walk(g, start, opt, src)
 		if err != nil {
-			return AlphaWalk{}, fmt.Errorf("samplerviz: %w", err)
+			return AlphaWalk{}, fmt.Errorf("viz: %w", err)
 		}
 		for _, v := range b {
 			aw.Freq[v]++
@@ -138,13 +140,13 @@ type samplerSpec struct {
 // output depends only on cfg.
 func Run(cfg Config, dir string) (Result, error) {
 	if err := cfg.Validate(); err != nil {
-		return Result{}, fmt.Errorf("samplerviz: config: %w", err)
+		return Result{}, fmt.Errorf("viz: config: %w", err)
 	}
 	if dir == "" {
-		return Result{}, fmt.Errorf("samplerviz: empty output directory")
+		return Result{}, fmt.Errorf("viz: empty output directory")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Result{}, fmt.Errorf("samplerviz: %w", err)
+		return Result{}, fmt.Errorf("viz: %w", err)
 	}
 	e, labels, err := CirclePoints(cfg.Points)
 	if err != nil {
@@ -213,7 +215,7 @@ func Run(cfg Config, dir string) (Result, error) {
 	for _, sp := range specs {
 		s, err := sp.make()
 		if err != nil {
-			return Result{}, fmt.Errorf("samplerviz: %s: %w", sp.row.Sampler, err)
+			return Result{}, fmt.Errorf("viz: %s: %w", sp.row.Sampler, err)
 		}
 		if sp.row.Picture != "" && sp.row.Picture != FileBatchesAlpha {
 			first[sp.row.Picture] = s.Next()
@@ -221,7 +223,7 @@ func Run(cfg Config, dir string) (Result, error) {
 				bs = s.(*sampler.BatchSampler)
 			}
 			if s, err = sp.make(); err != nil {
-				return Result{}, fmt.Errorf("samplerviz: %s: %w", sp.row.Sampler, err)
+				return Result{}, fmt.Errorf("viz: %s: %w", sp.row.Sampler, err)
 			}
 		}
 		sp.row.Stats = sampler.MeasureBatches(s, cfg.Batches, labels, e)
@@ -231,17 +233,17 @@ func Run(cfg Config, dir string) (Result, error) {
 	// The three graphs of proximity_graph_M.png.
 	gK, err := sampler.BuildProximityGraph(e, sampler.GraphOptions{M: k, K: k, Workers: 1, Seed: cfg.Seed})
 	if err != nil {
-		return Result{}, fmt.Errorf("samplerviz: graph M=K: %w", err)
+		return Result{}, fmt.Errorf("viz: graph M=K: %w", err)
 	}
 	gN, err := sampler.BuildKNNGraph(e, k, 1)
 	if err != nil {
-		return Result{}, fmt.Errorf("samplerviz: kNN graph: %w", err)
+		return Result{}, fmt.Errorf("viz: kNN graph: %w", err)
 	}
 	graphs := []*sampler.Graph{gK, bs.Graph(), gN}
 	for i, g := range graphs {
 		st, err := sampler.NeighbourStats(g, e, labels)
 		if err != nil {
-			return Result{}, fmt.Errorf("samplerviz: graph statistics: %w", err)
+			return Result{}, fmt.Errorf("viz: graph statistics: %w", err)
 		}
 		name := [...]string{"near-uniform graph", "proximity graph", "kNN graph"}[i]
 		res.Graphs = append(res.Graphs, GraphRow{Name: name, M: [...]int{k, m, n - 1}[i], K: k, Stats: st})
@@ -286,7 +288,7 @@ func Run(cfg Config, dir string) (Result, error) {
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, FileSummary), []byte(res.markdown(cfg)), 0o644); err != nil {
-		return Result{}, fmt.Errorf("samplerviz: %w", err)
+		return Result{}, fmt.Errorf("viz: %w", err)
 	}
 	res.Files = append(res.Files, FileSummary)
 	return res, nil
@@ -441,7 +443,7 @@ func (d drawer) graphFigure(gs []*sampler.Graph, rows []GraphRow) figure {
 		}
 		p := newRingPlot(fmt.Sprintf("%s\nM = %d candidates, K = %d neighbours per node\n%.0f%% of edges join the same class · mean edge cosine %.3f",
 			kind, r.M, r.K, 100*r.Stats.LabelAgreement, r.Stats.MeanCosine), ringLim)
-		all := &segments{e: d.e, style: draw.LineStyle{Color: colEdge, Width: vg.Points(0.5)}}
+		all := &segments{e: d.e, style: draw.LineStyle{Color: edgeColour(g.N * g.K), Width: vg.Points(0.5)}}
 		for v := range g.N {
 			for _, u := range g.Neighbours(v) {
 				all.segs = append(all.segs, segment{v, int(u)})
@@ -451,7 +453,7 @@ func (d drawer) graphFigure(gs []*sampler.Graph, rows []GraphRow) figure {
 		for c, idx := range d.byClass(d.all()) {
 			p.Add(scatter(d.e, idx, classColour(c, d.cfg.Points.Classes), vg.Points(2.2), draw.CircleGlyph{}))
 		}
-		hi := &segments{e: d.e, style: draw.LineStyle{Color: colHighEdge, Width: vg.Points(1.1)}, arrow: vg.Points(arrowLen), gap: vg.Points(arrowGap)}
+		hi := &segments{e: d.e, style: draw.LineStyle{Color: colHighEdge, Width: vg.Points(0.8)}, arrow: vg.Points(arrowLen), gap: vg.Points(arrowGap)}
 		var nbrs []int
 		for _, v := range hl {
 			for _, u := range g.Neighbours(v) {
@@ -510,28 +512,37 @@ var freqBins = []struct {
 	r      float64
 	legend string
 }{
-	{0, color.NRGBA{0xdd, 0xdd, 0xdd, 0xff}, 1.8, "never"},
-	{1e-9, color.NRGBA{0xbc, 0xbd, 0xdc, 0xff}, 2.6, "in < 10% of the batches"},
-	{0.1, color.NRGBA{0x9e, 0x9a, 0xc8, 0xff}, 3.2, "in 10–40%"},
-	{0.4, color.NRGBA{0x6a, 0x51, 0xa3, 0xff}, 3.8, "in 40–80%"},
-	{0.8, color.NRGBA{0x3f, 0x00, 0x7d, 0xff}, 4.4, "in ≥ 80%"},
+	// A light grey dot for "never", then four steps of the viridis ramp
+	// (colour-blind-safe, monotone in lightness), growing in size.
+	{0, color.NRGBA{0xd4, 0xd4, 0xd4, 0xff}, 1.5, "never"},
+	{1e-9, color.NRGBA{0xb5, 0xde, 0x2b, 0xff}, 2.6, "in < 10% of the batches"},
+	{0.1, color.NRGBA{0x21, 0x91, 0x8c, 0xff}, 3.2, "in 10–40%"},
+	{0.4, color.NRGBA{0x3b, 0x52, 0x8b, 0xff}, 3.8, "in 40–80%"},
+	{0.8, color.NRGBA{0x44, 0x01, 0x54, 0xff}, 4.4, "in ≥ 80%"},
 }
 
 // alphaFigure draws, per α, one traced walk with its path (top row) and how
 // often each node is in the batch over many walks from the same start
-// (bottom row).
+// (bottom row). Each row has its legend in its first column only; the
+// heading says what α does, which depends on whether u's K out-neighbours
+// can fill a batch (K ≥ B−1) or the walk must fall back to new start nodes.
 func (d drawer) alphaFigure(walks []AlphaWalk, start int) figure {
 	k, b := d.cfg.Sampler.K, d.cfg.BatchSize
 	top := make([]*plot.Plot, len(walks))
 	bottom := make([]*plot.Plot, len(walks))
+	anyJump := false
+	for _, aw := range walks {
+		anyJump = anyJump || aw.Walk.Jumps() > 0
+	}
 	for i, aw := range walks {
 		t := aw.Walk
 		note := ""
 		if aw.Alpha == 1 && b > k+1 {
-			note = fmt.Sprintf("\nα = 1 reaches only u's K = %d out-neighbours:\nthe other %d nodes come from fallback starts", k, b-k-1)
+			note = fmt.Sprintf("\nα = 1 reaches only u's K = %d neighbours:\nthe other %d nodes come from fallback starts", k, b-k-1)
 		}
-		p := newRingPlot(fmt.Sprintf("α = %v, one walk: false-negative ratio %.3f · cosine %.3f\n%d steps, %d of them restarts, %d fallback jumps%s",
-			aw.Alpha, sampler.FalseNegativeRatio(t.Batch, d.labels), sampler.MeanCosine(t.Batch, d.e), len(t.Steps), t.Restarts(), t.Jumps(), note), ringLim)
+		p := newRingPlot(fmt.Sprintf("α = %v, one walk: false-negative ratio %.3f\n%d steps, %d restarts, %d fallback jumps%s",
+			aw.Alpha, sampler.FalseNegativeRatio(t.Batch, d.labels), len(t.Steps), t.Restarts(), t.Jumps(), note), ringLim)
+		compact(p)
 		d.addCloud(p)
 		path := &segments{e: d.e, style: draw.LineStyle{Color: colPath, Width: vg.Points(1)}}
 		jumps := &segments{e: d.e, style: draw.LineStyle{Color: colJump, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
@@ -547,16 +558,20 @@ func (d drawer) alphaFigure(walks []AlphaWalk, start int) figure {
 		}
 		p.Add(path, jumps)
 		p.Legend.Add("edge the walk took", path)
-		if len(jumps.segs) > 0 {
+		if anyJump {
 			p.Legend.Add("fallback jump to a new start", jumps)
 		}
 		d.addBatch(p, t.Batch)
-		d.addStars(p, t.Starts[1:], fallbackR, "fallback start (the new u)")
+		if anyJump {
+			p.Legend.Add("fallback start (the new u)", scatter(d.e, nil, color.White, vg.Points(0.6*fallbackR), star{}))
+		}
+		d.addStars(p, t.Starts[1:], fallbackR, "")
 		d.addStars(p, t.Starts[:1], startR, "start node u (the same for every α)")
 		top[i] = p
 
-		q := newRingPlot(fmt.Sprintf("α = %v, %d walks from u: mean false-negative ratio %.3f\nmean cosine %.3f · %d nodes ever in a batch",
-			aw.Alpha, aw.Walks, aw.Stats.FNRatio, aw.Stats.MeanCosine, countPositive(aw.Freq)), ringLim)
+		q := newRingPlot(fmt.Sprintf("α = %v, %d walks from u: mean false-negative\nratio %.3f · %d nodes ever in a batch",
+			aw.Alpha, aw.Walks, aw.Stats.FNRatio, countPositive(aw.Freq)), ringLim)
+		compact(q)
 		bins := make([][]int, len(freqBins))
 		for v, f := range aw.Freq {
 			j := len(freqBins) - 1
@@ -572,11 +587,33 @@ func (d drawer) alphaFigure(walks []AlphaWalk, start int) figure {
 		}
 		d.addStars(q, []int{start}, startR, "start node u")
 		bottom[i] = q
+		if i > 0 { // one legend per row, in its first column
+			p.Legend = plot.NewLegend()
+			q.Legend = plot.NewLegend()
+		}
 	}
-	return figure{plots: [][]*plot.Plot{top, bottom}, w: vg.Inch * tileW, h: vg.Inch * tileH,
+	what := fmt.Sprintf("K = %d ≥ B−1 = %d: low α wanders along the graph (towards Uniform); high α keeps returning to u, and at α = 1\n"+
+		"the batch is u and B−1 of its K neighbours (towards the kNN Sampler)", k, b-1)
+	if k < b-1 {
+		what = fmt.Sprintf("K = %d < B−1 = %d: u has too few neighbours to fill a batch. High α soon exhausts them, the walk then falls back\n"+
+			"to new start nodes anywhere on the ring, so α = 1 is the most Uniform-like column (see the web page's fallback note)", k, b-1)
+	}
+	return figure{plots: [][]*plot.Plot{top, bottom}, w: vg.Inch * alphaTileW, h: vg.Inch * alphaTileH,
 		heading: fmt.Sprintf("BatchSampler: random walks with restart from one start node u on one proximity graph (M = %d, K = %d), B = %d\n"+
-			"top: one walk and the path it took · bottom: how often each point lands in the batch\n"+
-			"low α explores along the graph (towards Uniform), high α stays near u (towards kNN)", d.cfg.Sampler.M, k, b)}
+			"top: one walk and the path it took · bottom: how often each point lands in the batch\n%s", d.cfg.Sampler.M, k, b, what)}
+}
+
+// compact fits a ring plot into a tile of the α figure: no axis labels
+// (the ring needs none), larger legend text, smaller tick labels, and room
+// above the ring for the legend.
+func compact(p *plot.Plot) {
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -1.95, 1.95, -1.45, 2.45
+	p.X.Label.Text, p.Y.Label.Text = "", ""
+	p.Title.TextStyle.Font.Size = vg.Points(11.5)
+	p.Legend.TextStyle.Font.Size = vg.Points(10.5)
+	p.Legend.ThumbnailWidth = vg.Points(18)
+	p.X.Tick.Label.Font.Size = vg.Points(7)
+	p.Y.Tick.Label.Font.Size = vg.Points(7)
 }
 
 func countPositive(f []float64) int {

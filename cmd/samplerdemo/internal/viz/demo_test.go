@@ -1,4 +1,4 @@
-package samplerviz
+package viz
 
 import (
 	"bytes"

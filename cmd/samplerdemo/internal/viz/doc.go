@@ -1,4 +1,4 @@
-// Package samplerviz is the teaching demo of BatchSampler (cmd/samplerdemo):
+// Package viz is the teaching demo of BatchSampler (cmd/samplerdemo):
 // it draws, with gonum.org/v1/plot, what global hard-negative batching does
 // on a labelled 2-D point set.
 //
@@ -24,4 +24,4 @@
 //
 // The package imports sampler only (never Gorgonia); everything is a
 // deterministic function of the Config.
-package samplerviz
+package viz

@@ -1,4 +1,4 @@
-package samplerviz
+package viz
 
 import (
 	"reflect"
@@ -80,7 +80,7 @@ func TestParseConfigDefaultsAndOverrides(t *testing.T) {
 
 func TestLoadConfigFiles(t *testing.T) {
 	// The shipped configuration is the built-in default.
-	c, err := LoadConfig("../../configs/demo-sampler.yaml")
+	c, err := LoadConfig("../../../../configs/demo-sampler.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

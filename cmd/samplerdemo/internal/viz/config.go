@@ -1,4 +1,4 @@
-package samplerviz
+package viz
 
 import (
 	"fmt"
@@ -54,7 +54,7 @@ func DefaultConfig() Config {
 	return Config{
 		Points:    PointsConfig{N: 600, Classes: 6, Spread: 0.3, RadiusJitter: 0.1, Seed: 1},
 		BatchSize: 48,
-		Sampler:   SamplerConfig{M: 60, K: 8, Alpha: 0.2, Alphas: []float64{0.05, 0.2, 0.5, 1}},
+		Sampler:   SamplerConfig{M: 120, K: 47, Alpha: 0.2, Alphas: []float64{0.05, 0.2, 0.5, 1}},
 		Batches:   200,
 		Seed:      1,
 		Out:       "runs/demo-sampler",
@@ -74,11 +74,11 @@ const (
 func LoadConfig(path string) (Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("samplerviz: config: %w", err)
+		return Config{}, fmt.Errorf("viz: config: %w", err)
 	}
 	c, err := parseConfig(src, path)
 	if err != nil {
-		return Config{}, fmt.Errorf("samplerviz: config %w", err)
+		return Config{}, fmt.Errorf("viz: config %w", err)
 	}
 	return c, nil
 }

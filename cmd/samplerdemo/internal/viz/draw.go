@@ -1,4 +1,4 @@
-package samplerviz
+package viz
 
 import (
 	"bufio"
@@ -15,63 +15,36 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/batchsampler-go/batchsampler/cmd/samplerdemo/internal/palette"
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
 // dpi is the resolution of the PNG files.
 const dpi = 110
 
-// okabeIto is a colour-blind-safe qualitative palette (Okabe & Ito, 2008),
-// without its black and with its yellow darkened a little to read on white.
-var okabeIto = []color.NRGBA{
-	{0xE6, 0x9F, 0x00, 0xff}, // orange
-	{0x56, 0xB4, 0xE9, 0xff}, // sky blue
-	{0x00, 0x9E, 0x73, 0xff}, // bluish green
-	{0xD5, 0xC7, 0x11, 0xff}, // yellow
-	{0x00, 0x72, 0xB2, 0xff}, // blue
-	{0xD5, 0x5E, 0x00, 0xff}, // vermillion
-	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
-}
-
 var (
 	colGrey     = color.NRGBA{0xbb, 0xbb, 0xbb, 0xff}
 	colEdge     = color.NRGBA{0x40, 0x40, 0x40, 0x1c}
-	colHighEdge = color.NRGBA{0x10, 0x10, 0x10, 0xe0}
+	colHighEdge = color.NRGBA{0x10, 0x10, 0x10, 0xb0}
 	colPath     = color.NRGBA{0xb0, 0x10, 0x60, 0x90}
 	colJump     = color.NRGBA{0x30, 0x30, 0x30, 0xc0}
 	colRing     = color.NRGBA{0x90, 0x90, 0x90, 0xff}
 )
 
-// classColour returns the colour of class c of C: the Okabe–Ito palette
-// for up to 7 classes, evenly spaced hues beyond.
-func classColour(c, classes int) color.NRGBA {
-	if classes <= len(okabeIto) {
-		return okabeIto[c%len(okabeIto)]
+// edgeColour is the colour of one of n translucent graph edges: colEdge
+// for up to 4,800 edges (600 nodes × K = 8), fainter as n grows, so that a
+// dense graph (K = 47: 28,200 edges) does not turn into a dark blob.
+func edgeColour(n int) color.NRGBA {
+	c := colEdge
+	if n > 4800 {
+		c.A = uint8(max(4, int(c.A)*4800/n))
 	}
-	return hsv(360*float64(c)/float64(classes), 0.75, 0.85)
+	return c
 }
 
-func hsv(h, s, v float64) color.NRGBA {
-	cc := v * s
-	x := cc * (1 - math.Abs(math.Mod(h/60, 2)-1))
-	m := v - cc
-	var r, g, b float64
-	switch {
-	case h < 60:
-		r, g = cc, x
-	case h < 120:
-		r, g = x, cc
-	case h < 180:
-		g, b = cc, x
-	case h < 240:
-		g, b = x, cc
-	case h < 300:
-		r, b = x, cc
-	default:
-		r, b = cc, x
-	}
-	return color.NRGBA{uint8(255 * (r + m)), uint8(255 * (g + m)), uint8(255 * (b + m)), 0xff}
-}
+// classColour returns the colour of class c of C (package palette: the
+// Okabe–Ito colours, neighbouring classes most different).
+func classColour(c, classes int) color.NRGBA { return palette.Class(c, classes) }
 
 // outlinedCircle is a filled circle with a thin dark outline, so that
 // neighbouring batch members stay distinguishable.
@@ -265,19 +238,19 @@ func (f figure) save(path string) error {
 	}
 	file, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("samplerviz: %w", err)
+		return fmt.Errorf("viz: %w", err)
 	}
 	w := bufio.NewWriter(file)
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
 		file.Close()
-		return fmt.Errorf("samplerviz: write %s: %w", path, err)
+		return fmt.Errorf("viz: write %s: %w", path, err)
 	}
 	if err := w.Flush(); err != nil {
 		file.Close()
-		return fmt.Errorf("samplerviz: write %s: %w", path, err)
+		return fmt.Errorf("viz: write %s: %w", path, err)
 	}
 	if err := file.Close(); err != nil {
-		return fmt.Errorf("samplerviz: write %s: %w", path, err)
+		return fmt.Errorf("viz: write %s: %w", path, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package samplerviz
+package viz
 
 import (
 	"fmt"
@@ -62,7 +62,7 @@ func TraceRWR(g *sampler.Graph, start int, opt sampler.WalkOptions, src *rand.PC
 	switch opt.Kind {
 	case "", sampler.WalkRWR, sampler.WalkRW:
 	default:
-		return Trace{}, fmt.Errorf("samplerviz: trace: walk %q cannot be traced; want %q or %q", opt.Kind, sampler.WalkRWR, sampler.WalkRW)
+		return Trace{}, fmt.Errorf("viz: trace: walk %q cannot be traced; want %q or %q", opt.Kind, sampler.WalkRWR, sampler.WalkRW)
 	}
 	t := Trace{Starts: []int{start}}
 	opt.Trace = func(s sampler.WalkStep) {
@@ -78,7 +78,7 @@ func TraceRWR(g *sampler.Graph, start int, opt sampler.WalkOptions, src *rand.PC
 	}
 	batch, err := sampler.Walk(g, start, opt, src)
 	if err != nil {
-		return Trace{}, fmt.Errorf("samplerviz: trace: %w", err)
+		return Trace{}, fmt.Errorf("viz: trace: %w", err)
 	}
 	t.Batch = batch
 	return t, nil

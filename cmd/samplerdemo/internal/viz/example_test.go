@@ -1,10 +1,10 @@
-package samplerviz_test
+package viz_test
 
 import (
 	"fmt"
 	"os"
 
-	"github.com/batchsampler-go/batchsampler/internal/samplerviz"
+	"github.com/batchsampler-go/batchsampler/cmd/samplerdemo/internal/viz"
 )
 
 // Run draws the teaching pictures of the default configuration (the same as
@@ -15,7 +15,7 @@ func ExampleRun() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	res, err := samplerviz.Run(samplerviz.DefaultConfig(), dir)
+	res, err := viz.Run(viz.DefaultConfig(), dir)
 	if err != nil {
 		panic(err)
 	}
