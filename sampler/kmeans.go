@@ -1,0 +1,247 @@
+package sampler
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/batchsampler-go/batchsampler/internal/gemm"
+)
+
+// Clustering for the cluster-based samplers: k-means (Lloyd's iterations
+// from k-means++ seeds), the assignment problem (the Hungarian algorithm)
+// and balanced k-means built on both (Spectral's clusters of exactly B).
+
+// DefaultKMeansIterations caps the Lloyd iterations of KMeans.
+const DefaultKMeansIterations = 30
+
+// KMeans clusters the n rows of x (n×d, row-major) into c groups (1 ≤ c ≤
+// n): k-means++ seeding (Arthur and Vassilvitskii 2007) from rng, then
+// Lloyd's iterations (assign every row to its nearest centre in squared
+// Euclidean distance, ties to the lower centre; move every centre to the
+// mean of its rows; a centre left without rows stays where it is) until no
+// assignment changes or maxIter iterations. It returns the c×d centres and
+// each row's cluster. The distances are computed in float32 (x·μᵀ by
+// internal/gemm), the means in float64.
+func KMeans(x []float32, n, d, c, maxIter int, rng *rand.Rand) (centres []float32, labels []int32, err error) {
+	if n < 1 || d < 1 || len(x) != n*d {
+		return nil, nil, fmt.Errorf("sampler: kmeans: %d values for %d×%d rows", len(x), n, d)
+	}
+	if c < 1 || c > n {
+		return nil, nil, fmt.Errorf("sampler: kmeans: clusters must be in [1, %d] (the number of rows), got %d", n, c)
+	}
+	centres = make([]float32, c*d)
+	norm := make([]float64, n)
+	for i := range n {
+		norm[i] = sqNorm(x[i*d : (i+1)*d])
+	}
+	// k-means++: the first centre uniform, each next one a row drawn with
+	// probability proportional to its squared distance to the nearest centre
+	// chosen so far.
+	first := rng.IntN(n)
+	copy(centres[:d], x[first*d:(first+1)*d])
+	dist := make([]float64, n)
+	for i := range n {
+		dist[i] = sqDist(x[i*d:(i+1)*d], centres[:d])
+	}
+	for j := 1; j < c; j++ {
+		var tot float64
+		for _, v := range dist {
+			tot += v
+		}
+		pick := 0
+		if tot > 0 {
+			r := rng.Float64() * tot
+			pick = n - 1
+			for i, v := range dist {
+				if r < v {
+					pick = i
+					break
+				}
+				r -= v
+			}
+		} else {
+			pick = rng.IntN(n)
+		}
+		cj := centres[j*d : (j+1)*d]
+		copy(cj, x[pick*d:(pick+1)*d])
+		for i := range n {
+			dist[i] = min(dist[i], sqDist(x[i*d:(i+1)*d], cj))
+		}
+	}
+	labels = make([]int32, n)
+	for i := range labels {
+		labels[i] = -1
+	}
+	dots := make([]float32, n*c)
+	sums := make([]float64, c*d)
+	counts := make([]int, c)
+	for it := 0; it < max(maxIter, 1); it++ {
+		gemm.Sgemm(false, true, n, c, d, 1, x, d, centres, d, 0, dots, c)
+		cn := make([]float64, c)
+		for j := range c {
+			cn[j] = sqNorm(centres[j*d : (j+1)*d])
+		}
+		changed := false
+		for i := range n {
+			best, bd := int32(0), math.Inf(1)
+			row := dots[i*c : (i+1)*c]
+			for j, dot := range row {
+				if v := norm[i] - 2*float64(dot) + cn[j]; v < bd {
+					best, bd = int32(j), v
+				}
+			}
+			if labels[i] != best {
+				labels[i] = best
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+		clear(sums)
+		clear(counts)
+		for i := range n {
+			l := int(labels[i])
+			counts[l]++
+			s := sums[l*d : (l+1)*d]
+			for k, v := range x[i*d : (i+1)*d] {
+				s[k] += float64(v)
+			}
+		}
+		for j := range c {
+			if counts[j] == 0 {
+				continue
+			}
+			for k := range d {
+				centres[j*d+k] = float32(sums[j*d+k] / float64(counts[j]))
+			}
+		}
+	}
+	return centres, labels, nil
+}
+
+func sqNorm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return s
+}
+
+func sqDist(a, b []float32) float64 {
+	var s float64
+	for k, x := range a {
+		t := float64(x) - float64(b[k])
+		s += t * t
+	}
+	return s
+}
+
+// LinearSumAssignment solves the assignment problem of an n×n cost matrix
+// (row-major, finite values): it returns col, a permutation, such that
+// Σᵢ cost[i][col[i]] is minimal. It is the Hungarian algorithm in its
+// shortest-augmenting-path form with row and column potentials (Kuhn 1955,
+// Munkres 1957; O(n³)), as SciPy's linear_sum_assignment solves the same
+// problem.
+func LinearSumAssignment(n int, cost []float64) ([]int, error) {
+	if n < 0 || len(cost) != n*n {
+		return nil, fmt.Errorf("sampler: assignment: %d costs for a %d×%d matrix", len(cost), n, n)
+	}
+	for i, v := range cost {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("sampler: assignment: cost[%d][%d] is %v, want a finite value", i/n, i%n, v)
+		}
+	}
+	// 1-based arrays: column 0 is the virtual column of the row being added.
+	u := make([]float64, n+1)
+	v := make([]float64, n+1)
+	p := make([]int, n+1) // p[j]: the row matched to column j (0: none)
+	way := make([]int, n+1)
+	minv := make([]float64, n+1)
+	used := make([]bool, n+1)
+	for i := 1; i <= n; i++ {
+		p[0] = i
+		j0 := 0
+		for j := range minv {
+			minv[j] = math.Inf(1)
+			used[j] = false
+		}
+		for {
+			used[j0] = true
+			i0 := p[j0]
+			delta, j1 := math.Inf(1), 0
+			row := cost[(i0-1)*n:]
+			for j := 1; j <= n; j++ {
+				if used[j] {
+					continue
+				}
+				cur := row[j-1] - u[i0] - v[j]
+				if cur < minv[j] {
+					minv[j], way[j] = cur, j0
+				}
+				if minv[j] < delta {
+					delta, j1 = minv[j], j
+				}
+			}
+			for j := 0; j <= n; j++ {
+				if used[j] {
+					u[p[j]] += delta
+					v[j] -= delta
+				} else {
+					minv[j] -= delta
+				}
+			}
+			j0 = j1
+			if p[j0] == 0 {
+				break
+			}
+		}
+		for j0 != 0 {
+			j1 := way[j0]
+			p[j0] = p[j1]
+			j0 = j1
+		}
+	}
+	col := make([]int, n)
+	for j := 1; j <= n; j++ {
+		col[p[j]-1] = j - 1
+	}
+	return col, nil
+}
+
+// BalancedAssign assigns the n = c·m rows of x (n×d) to the c centres
+// (c×d) so that every centre gets exactly m rows and the total Euclidean
+// distance (not squared) of the rows to their centres is minimal: the
+// assignment problem of the n×n matrix of distances to the centres, each
+// repeated m times (LinearSumAssignment), the construction of Cho et al.'s
+// even-sized spectral clustering. It returns each row's centre and the
+// total distance.
+func BalancedAssign(x []float32, n, d int, centres []float32, c int) ([]int32, float64, error) {
+	if c < 1 || n%c != 0 || len(x) != n*d || len(centres) != c*d {
+		return nil, 0, fmt.Errorf("sampler: balanced assign: %d rows of dimension %d into %d clusters (%d centre values): want n a multiple of c", n, d, c, len(centres))
+	}
+	m := n / c
+	cost := make([]float64, n*n)
+	for i := range n {
+		xi := x[i*d : (i+1)*d]
+		for j := range c {
+			dist := math.Sqrt(sqDist(xi, centres[j*d:(j+1)*d]))
+			row := cost[i*n+j*m : i*n+(j+1)*m]
+			for s := range row {
+				row[s] = dist
+			}
+		}
+	}
+	col, err := LinearSumAssignment(n, cost)
+	if err != nil {
+		return nil, 0, err
+	}
+	labels := make([]int32, n)
+	var tot float64
+	for i, j := range col {
+		labels[i] = int32(j / m)
+		tot += cost[i*n+j]
+	}
+	return labels, tot, nil
+}
