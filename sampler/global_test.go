@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/combin"
 )
 
@@ -489,7 +490,7 @@ func TestAntiKMeansNoClusterTwice(t *testing.T) {
 
 // SpectralEmbedding against the eigen-equation in float64: each column v
 // (times √D) is an eigenvector of D^{−½}WD^{−½} with one of its largest
-// eigenvalues, and on two disconnected cliques the embedding separates
+// eigenvalues, and on two weakly joined cliques the embedding separates
 // them.
 func TestSpectralEmbeddingEigen(t *testing.T) {
 	const n, k = 12, 3
@@ -539,17 +540,21 @@ func TestSpectralEmbeddingEigen(t *testing.T) {
 			t.Errorf("first column's eigenvalue %v, want 1 (the top of a normalised affinity)", lambda)
 		}
 	}
-	// Two cliques: the second column is constant on each, with opposite signs.
-	clear(w)
+	// Two cliques joined by weak edges (10⁻³): the two top eigenvectors
+	// are about the cliques' indicators' sum and difference, so the rows of
+	// a clique are about equal and the two cliques' rows about orthogonal.
 	for i := range n {
 		for j := range n {
-			if i != j && (i < n/2) == (j < n/2) {
+			switch {
+			case i == j:
+				w[i*n+j] = 0
+			case (i < n/2) == (j < n/2):
 				w[i*n+j] = 1
+			default:
+				w[i*n+j] = 1e-3
 			}
 		}
 	}
-	// Eigenvalue 1 twice: the two columns span the cliques' indicators, so
-	// the rows of a clique are equal and the two cliques' rows orthogonal.
 	emb = SpectralEmbedding(w, n, 2)
 	lab := make([]int32, n)
 	for i := range n {
@@ -670,6 +675,96 @@ func TestGlobalParameterErrors(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v N=%d B=%d: error %v, want %q", tc.spec, tc.n, tc.b, err, tc.want)
+		}
+	}
+}
+
+// topEigen against gonum's full EigenSym: the same k largest eigenvalues
+// and the same eigenvectors up to sign, on random symmetric matrices, on a
+// matrix of rank 2 (a breakdown after two steps) and on normalised
+// affinities of clustered embeddings (the case of SpectralEmbedding).
+func TestTopEigenMatchesEigenSym(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	type tc struct {
+		name string
+		n, k int
+		a    []float64
+	}
+	var cases []tc
+	for _, n := range []int{5, 40, 120} {
+		a := make([]float64, n*n)
+		for i := range n {
+			for j := i; j < n; j++ {
+				v := rng.NormFloat64()
+				a[i*n+j], a[j*n+i] = v, v
+			}
+		}
+		cases = append(cases, tc{"random", n, min(4, n), a})
+	}
+	{
+		n := 30
+		a := make([]float64, n*n)
+		for i := range n {
+			for j := range n {
+				a[i*n+j] = 3*float64((i%3)-1)*float64((j%3)-1) + float64(i%2)*float64(j%2)
+			}
+		}
+		cases = append(cases, tc{"rank2", n, 2, a})
+	}
+	{
+		e, _ := blobEmbeddings(4, 32, 8, 5)
+		u := mustNormalize(t, e)
+		n := e.N
+		w := SpectralAffinity(u, e.D, identity(n), 32, 0.2)
+		dd := make([]float64, n)
+		for i := range n {
+			for j := range n {
+				if j != i {
+					dd[i] += w[i*n+j]
+				}
+			}
+			dd[i] = math.Sqrt(dd[i])
+		}
+		a := make([]float64, n*n)
+		for i := range n {
+			for j := range n {
+				if j != i {
+					a[i*n+j] = w[i*n+j] / (dd[i] * dd[j])
+				}
+			}
+		}
+		cases = append(cases, tc{"affinity", n, 4, a})
+	}
+	for _, c := range cases {
+		v0 := make([]float64, c.n)
+		for i := range v0 {
+			v0[i] = 1 + 0.5*math.Sin(float64(i)+1)
+		}
+		vals, vecs := topEigen(c.a, c.n, c.k, v0, 1e-10)
+		sym := mat.NewSymDense(c.n, slices.Clone(c.a))
+		var es mat.EigenSym
+		if !es.Factorize(sym, true) {
+			t.Fatal("EigenSym failed")
+		}
+		ref := es.Values(nil)
+		var rv mat.Dense
+		es.VectorsTo(&rv)
+		for j := range c.k {
+			want := ref[c.n-1-j]
+			if math.Abs(vals[j]-want) > 1e-8*max(1, math.Abs(want)) {
+				t.Errorf("%s n=%d: eigenvalue %d is %v, EigenSym %v", c.name, c.n, j, vals[j], want)
+			}
+			// Compare eigenvectors where the eigenvalue is simple.
+			if (j > 0 && math.Abs(ref[c.n-j]-want) < 1e-6) || (j+1 < c.n && math.Abs(ref[c.n-2-j]-want) < 1e-6) {
+				continue
+			}
+			var d float64
+			for i := range c.n {
+				d += vecs[i*c.k+j] * rv.At(i, c.n-1-j)
+			}
+			if math.Abs(math.Abs(d)-1) > 1e-6 {
+				t.Errorf("%s n=%d: eigenvector %d has |cos| %v with EigenSym's", c.name, c.n, j, math.Abs(d))
+			}
 		}
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+
 	"github.com/batchsampler-go/batchsampler/internal/gemm"
 )
 
@@ -38,11 +41,19 @@ func KMeans(x []float32, n, d, c, maxIter int, rng *rand.Rand) (centres []float3
 	// k-means++: the first centre uniform, each next one a row drawn with
 	// probability proportional to its squared distance to the nearest centre
 	// chosen so far.
+	// The squared distances to a new centre μ are ‖x‖² − 2x·μ + ‖μ‖², the
+	// dot products x·μ one matrix-vector product (gonum's BLAS, float32).
+	dot := make([]float32, n)
+	toCentre := func(muNorm float64, i int) float64 {
+		return max(0, norm[i]-2*float64(dot[i])+muNorm)
+	}
 	first := rng.IntN(n)
 	copy(centres[:d], x[first*d:(first+1)*d])
+	blas32.Implementation().Sgemv(blas.NoTrans, n, d, 1, x, d, centres[:d], 1, 0, dot, 1)
 	dist := make([]float64, n)
+	mn := sqNorm(centres[:d])
 	for i := range n {
-		dist[i] = sqDist(x[i*d:(i+1)*d], centres[:d])
+		dist[i] = toCentre(mn, i)
 	}
 	for j := 1; j < c; j++ {
 		var tot float64
@@ -65,8 +76,10 @@ func KMeans(x []float32, n, d, c, maxIter int, rng *rand.Rand) (centres []float3
 		}
 		cj := centres[j*d : (j+1)*d]
 		copy(cj, x[pick*d:(pick+1)*d])
+		blas32.Implementation().Sgemv(blas.NoTrans, n, d, 1, x, d, cj, 1, 0, dot, 1)
+		mn := sqNorm(cj)
 		for i := range n {
-			dist[i] = min(dist[i], sqDist(x[i*d:(i+1)*d], cj))
+			dist[i] = min(dist[i], toCentre(mn, i))
 		}
 	}
 	labels = make([]int32, n)

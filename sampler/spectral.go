@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // Spectral forms batches by even-sized spectral clustering (Cho, Sreenivasan,
@@ -172,7 +170,7 @@ func SpectralAffinity(u []float32, d int, ids []int32, b int, tau float64) []flo
 // norm_laplacian and drop_first false computes it: w's diagonal is
 // ignored; with D the row sums, the eigenvectors of the k largest
 // eigenvalues of D^{−½} W D^{−½} (the k smallest of the normalised
-// Laplacian; gonum's EigenSym), each divided by √D (1 for an isolated row)
+// Laplacian; topEigen, Lanczos), each divided by √D (1 for an isolated row)
 // and then signed so that its entry of largest absolute value is positive.
 func SpectralEmbedding(w []float64, n, k int) []float64 {
 	dd := make([]float64, n)
@@ -188,25 +186,26 @@ func SpectralEmbedding(w []float64, n, k int) []float64 {
 			dd[i] = 1
 		}
 	}
-	m := mat.NewSymDense(n, nil)
+	m := make([]float64, n*n)
 	for i := range n {
-		for j := i + 1; j < n; j++ {
-			m.SetSym(i, j, w[i*n+j]/(dd[i]*dd[j]))
+		for j := range n {
+			if j != i {
+				m[i*n+j] = w[i*n+j] / (dd[i] * dd[j])
+			}
 		}
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(m, true) {
-		panic("sampler: spectral embedding: eigendecomposition did not converge")
+	// The top eigenvector of D^{−½}WD^{−½} is √D (eigenvalue 1): start the
+	// iteration from a fixed vector that is not orthogonal to it.
+	v0 := make([]float64, n)
+	for i := range v0 {
+		v0[i] = dd[i] * (1 + 0.5*math.Sin(float64(i)+1))
 	}
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	// EigenSym orders the eigenvalues ascending: the k largest are last.
+	_, vecs := topEigen(m, n, k, v0, 1e-10)
 	out := make([]float64, n*k)
 	for c := range k {
-		col := n - 1 - c
 		big, sign := 0.0, 1.0
 		for i := range n {
-			v := vecs.At(i, col) / dd[i]
+			v := vecs[i*k+c] / dd[i]
 			out[i*k+c] = v
 			if math.Abs(v) > big {
 				big, sign = math.Abs(v), math.Copysign(1, v)
