@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs of docs/batch-composition.md, cheapest first, each resumable: run the
+# script again to continue (finished runs are read, an interrupted one
+# resumes from its checkpoint). Output: runs/batch-composition/NAME; then
+# copy the recorded files with `scripts/batch-composition.sh copy`.
+#
+#   nice -n 10 scripts/batch-composition.sh [NAME...]   # default: all five
+#   scripts/batch-composition.sh copy                    # results/batch-composition/NAME
+set -euo pipefail
+cd "$(dirname "$0")/.."
+all=(simcse-stsb graphcl-imdb-b graphcl-nci1 simclr-cifar10-subset graphcl-collab)
+if [[ "${1:-}" == copy ]]; then
+	for n in "${all[@]}"; do
+		src=runs/batch-composition/$n
+		[[ -f $src/results.json ]] || { echo "$n: not finished"; continue; }
+		dst=results/batch-composition/$n
+		mkdir -p "$dst"
+		cp "$src"/{config.yaml,provenance.json,results.json,results.md} "$dst"/
+		[[ -f $src/dev_curve.jsonl ]] && cp "$src/dev_curve.jsonl" "$dst"/
+		[[ -d $src/plots ]] && cp -r "$src/plots" "$dst"/
+		# per-run epoch_end and refresh events (false negatives, coverage, cost), small
+		grep -h '"event":"\(epoch_end\|refresh\|final\)"' "$src"/metrics.jsonl > "$dst/events.jsonl" || true
+		echo "$n: copied to $dst"
+	done
+	exit 0
+fi
+[[ $# -gt 0 ]] && all=("$@")
+bin=bin/bc-train
+go build -o "$bin" ./cmd/train
+for n in "${all[@]}"; do
+	out=runs/batch-composition/$n
+	if [[ -f $out/config.yaml ]]; then
+		"$bin" -resume "$out"
+	else
+		"$bin" -config "results/batch-composition/configs/$n.yaml" -out "$out"
+	fi
+done
