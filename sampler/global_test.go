@@ -663,8 +663,8 @@ func TestGlobalParameterErrors(t *testing.T) {
 		{Spec{Kind: KindAntiKMeans, Clusters: 8}, 100, 9, "sampler.clusters: must be in [9, 100]"},
 		{Spec{Kind: KindGCBS, K: 100}, 100, 9, "sampler.k: must be in [1, N−1 = 99]"},
 		{Spec{Kind: KindGCBS, K: -1}, 100, 9, "sampler.k: must be >= 1"},
-		{Spec{Kind: KindKMeans, Draw: 2}, 100, 9, "sampler.draw: only kind spectral and osgd"},
-		{Spec{Kind: KindBatchSampler, M: 10, K: 5, Clusters: 2}, 100, 9, "sampler.clusters: only kind kmeans and antikmeans"},
+		{Spec{Kind: KindKMeans, Draw: 2}, 100, 9, "sampler.draw: only kinds spectral and osgd have"},
+		{Spec{Kind: KindBatchSampler, M: 10, K: 5, Clusters: 2}, 100, 9, "sampler.clusters: only kinds kmeans and antikmeans have"},
 	} {
 		_, err := tc.spec.New(tc.n, tc.b, 1)
 		if tc.spec.Kind == KindKMeans && tc.spec.Clusters == 11 {

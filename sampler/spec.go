@@ -229,6 +229,12 @@ func oneOf(key, v string, allowed []string, defaultFirst bool) error {
 // allowed values of kind, walk, graph and embedding are Kinds, Walks,
 // GraphKinds and EmbeddingSources.
 //
+// A global sampler's spec (gcbs, spectral, osgd, kmeans, antikmeans) is
+// checked for embedding, refresh_every and its own keys (k for gcbs; draw,
+// keep, temperature, clusters), which the other kinds refuse; whether a
+// value fits N and B (k·B ≤ N, q ≤ k, the clusters' range) is New's check,
+// which names the key and the allowed range.
+//
 // The published choices (published, epoch, warmup, alpha.schedule,
 // candidates) are refused on any kind but batchsampler, embedding
 // cached_views on uniform, and candidates with_replacement with graph knn,
@@ -260,7 +266,10 @@ func (s Spec) Validate(key string) error {
 		{"clusters", s.Clusters != 0, []string{KindKMeans, KindAntiKMeans}},
 	} {
 		if k.set && !slices.Contains(k.kinds, s.Kind) {
-			return fmt.Errorf("%s.%s: only kind %s has this key, got kind %s", key, k.name, strings.Join(k.kinds, " and "), s.Kind)
+			if len(k.kinds) == 1 {
+				return fmt.Errorf("%s.%s: only kind %s has this key, got kind %s", key, k.name, k.kinds[0], s.Kind)
+			}
+			return fmt.Errorf("%s.%s: only kinds %s have this key, got kind %s", key, k.name, strings.Join(k.kinds, " and "), s.Kind)
 		}
 	}
 	if s.Kind == KindUniform && s.Embedding == EmbedCachedViews {
@@ -384,7 +393,8 @@ func (s Spec) DisplayName() string {
 
 // New builds the sampler the spec describes over n instances with batch
 // size b (B) and the given seed: NewUniform(n, b, seed), NewKNN(n, b, t,
-// seed), or NewBatchSampler with M, K, Candidates, Walk, Graph, α
+// seed), a global sampler (NewGCBS, NewSpectral, NewOSGD,
+// NewClusterBatches with the spec's keys or their defaults), or NewBatchSampler with M, K, Candidates, Walk, Graph, α
 // (Alpha.Schedule()), t and MaxWalkSteps, Epoch and Warmup of the
 // Effective spec, the other Config fields left at their defaults. The spec is checked first
 // (Validate with key "sampler").
