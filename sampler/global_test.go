@@ -768,3 +768,51 @@ func TestTopEigenMatchesEigenSym(t *testing.T) {
 		}
 	}
 }
+
+// balancedTransport against the Hungarian algorithm on the expanded n×n
+// matrix (every group's column repeated m times): the same minimal total
+// on random costs, with ties (integer costs) and without.
+func TestBalancedTransportMatchesHungarian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	for trial := range 80 {
+		c, m := 1+trial%5, 1+(trial/5)%6
+		n := c * m
+		cost := make([]float64, n*c)
+		for i := range cost {
+			if trial%2 == 0 {
+				cost[i] = float64(rng.IntN(4))
+			} else {
+				cost[i] = rng.Float64() * 10
+			}
+		}
+		labels := balancedTransport(cost, n, c, m)
+		size := make([]int, c)
+		var got float64
+		for i, l := range labels {
+			size[l]++
+			got += cost[i*c+int(l)]
+		}
+		for j, s := range size {
+			if s != m {
+				t.Fatalf("trial %d: group %d has %d rows, want %d", trial, j, s, m)
+			}
+		}
+		big := make([]float64, n*n)
+		for i := range n {
+			for j := range n {
+				big[i*n+j] = cost[i*c+j/m]
+			}
+		}
+		col, err := LinearSumAssignment(n, big)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want float64
+		for i, j := range col {
+			want += big[i*n+j]
+		}
+		if math.Abs(got-want) > 1e-9 {
+			t.Errorf("trial %d (c=%d m=%d): total %v, Hungarian %v", trial, c, m, got, want)
+		}
+	}
+}

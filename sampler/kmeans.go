@@ -227,34 +227,90 @@ func LinearSumAssignment(n int, cost []float64) ([]int, error) {
 // (c×d) so that every centre gets exactly m rows and the total Euclidean
 // distance (not squared) of the rows to their centres is minimal: the
 // assignment problem of the n×n matrix of distances to the centres, each
-// repeated m times (LinearSumAssignment), the construction of Cho et al.'s
-// even-sized spectral clustering. It returns each row's centre and the
+// repeated m times (Cho et al.'s even-sized spectral clustering solves it
+// so, with SciPy's linear_sum_assignment), solved as the transportation
+// problem it is (balancedTransport). It returns each row's centre and the
 // total distance.
 func BalancedAssign(x []float32, n, d int, centres []float32, c int) ([]int32, float64, error) {
 	if c < 1 || n%c != 0 || len(x) != n*d || len(centres) != c*d {
 		return nil, 0, fmt.Errorf("sampler: balanced assign: %d rows of dimension %d into %d clusters (%d centre values): want n a multiple of c", n, d, c, len(centres))
 	}
-	m := n / c
-	cost := make([]float64, n*n)
+	cost := make([]float64, n*c)
 	for i := range n {
-		xi := x[i*d : (i+1)*d]
 		for j := range c {
-			dist := math.Sqrt(sqDist(xi, centres[j*d:(j+1)*d]))
-			row := cost[i*n+j*m : i*n+(j+1)*m]
-			for s := range row {
-				row[s] = dist
-			}
+			cost[i*c+j] = math.Sqrt(sqDist(x[i*d:(i+1)*d], centres[j*d:(j+1)*d]))
 		}
 	}
-	col, err := LinearSumAssignment(n, cost)
-	if err != nil {
-		return nil, 0, err
-	}
-	labels := make([]int32, n)
+	labels := balancedTransport(cost, n, c, n/c)
 	var tot float64
-	for i, j := range col {
-		labels[i] = int32(j / m)
-		tot += cost[i*n+j]
+	for i, l := range labels {
+		tot += cost[i*c+int(l)]
 	}
 	return labels, tot, nil
+}
+
+// balancedTransport assigns n rows to c groups of capacity m (n = c·m)
+// minimising Σ cost[i][group(i)] (cost n×c): the Hungarian algorithm's
+// row-by-row shortest augmenting paths on the n×n matrix of the groups'
+// columns repeated m times, with the m identical columns of a group taken
+// as one node: adding row p, the path goes p → group a₁ → a₂ → … → a
+// group with room, each step a → b moving the row of a whose cost rises
+// least, by cost[q][b] − cost[q][a] (Bellman–Ford over the c groups, as
+// those costs can be negative). O(n²·c + n·c³) instead of the n³ of the
+// expanded matrix.
+func balancedTransport(cost []float64, n, c, m int) []int32 {
+	label := make([]int32, n)
+	size := make([]int, c)
+	w := make([]float64, c*c)
+	arg := make([]int, c*c)
+	dist := make([]float64, c)
+	prev := make([]int, c)
+	for p := range n {
+		for i := range w {
+			w[i], arg[i] = math.Inf(1), -1
+		}
+		for q := range p {
+			a := int(label[q])
+			for b := range c {
+				if b == a {
+					continue
+				}
+				if v := cost[q*c+b] - cost[q*c+a]; v < w[a*c+b] {
+					w[a*c+b], arg[a*c+b] = v, q
+				}
+			}
+		}
+		for b := range c {
+			dist[b], prev[b] = cost[p*c+b], -1
+		}
+		for range c {
+			changed := false
+			for a := range c {
+				for b := range c {
+					if arg[a*c+b] >= 0 && dist[a]+w[a*c+b] < dist[b]-1e-12 {
+						dist[b], prev[b] = dist[a]+w[a*c+b], a
+						changed = true
+					}
+				}
+			}
+			if !changed {
+				break
+			}
+		}
+		t := -1
+		for b := range c {
+			if size[b] < m && (t < 0 || dist[b] < dist[t]) {
+				t = b
+			}
+		}
+		size[t]++
+		cur := t
+		for prev[cur] >= 0 {
+			a := prev[cur]
+			label[arg[a*c+cur]] = int32(cur)
+			cur = a
+		}
+		label[p] = int32(cur)
+	}
+	return label
 }
