@@ -8,7 +8,8 @@ import "testing"
 // batches for gcbs, kmeans and antikmeans; k of them for spectral and osgd)
 // are amortised over the batches they yield. Defaults of Spec: gcbs k = 10,
 // spectral k = 4, osgd k = 4 and q = 2 (τ = 0.5), kmeans C = ⌊N/B⌋ = 195,
-// antikmeans C = B = 256.
+// antikmeans C = B = 256. Each reports its CPU time beside the wall time
+// (the machine is shared).
 //
 //	go test ./sampler -run '^$' -bench 'Global' -benchtime 3x
 
@@ -35,11 +36,13 @@ func BenchmarkGlobalRefresh50k(b *testing.B) {
 		b.Run(kind, func(b *testing.B) {
 			s := newGlobal50k(b, kind)
 			b.ResetTimer()
+			cpu0 := processCPU()
 			for i := 0; i < b.N; i++ {
 				if err := s.(Refresher).Refresh(e); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }
@@ -53,11 +56,13 @@ func BenchmarkGlobalBatch50k(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
+			cpu0 := processCPU()
 			for i := 0; i < b.N; i++ {
 				if len(s.Next()) != 256 {
 					b.Fatal("short batch")
 				}
 			}
+			b.ReportMetric((processCPU()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 }
