@@ -18,8 +18,13 @@ if [[ "${1:-}" == copy ]]; then
 		cp "$src"/{config.yaml,provenance.json,results.json,results.md} "$dst"/
 		[[ -f $src/dev_curve.jsonl ]] && cp "$src/dev_curve.jsonl" "$dst"/
 		[[ -d $src/plots ]] && cp -r "$src/plots" "$dst"/
-		# per-run epoch_end and refresh events (false negatives, coverage, cost), small
-		grep -h '"event":"\(epoch_end\|refresh\|final\)"' "$src"/metrics.jsonl > "$dst/events.jsonl" || true
+		# every run's epoch_end, refresh and final events (false negatives,
+		# coverage, cost), each line tagged with its run: small
+		: > "$dst/events.jsonl"
+		for r in "$src"/runs/*/; do
+			id=$(basename "$r")
+			grep -h '"event":"\(epoch_end\|refresh\|final\)"' "$r/metrics.jsonl" | sed "s/^{/{\"run_dir\":\"$id\",/" >> "$dst/events.jsonl" || true
+		done
 		echo "$n: copied to $dst"
 	done
 	exit 0
