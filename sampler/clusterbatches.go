@@ -33,8 +33,9 @@ import (
 // N mod B = 1, the instance left then added to the epoch's last batch); a
 // batch short of B (N mod B ≥ 2) is filled up, together with the order's
 // last B, apart with random instances not in it. The batches of an epoch
-// are handed out in a random order; a Refresh takes effect at the next
-// epoch's batches. Before the first Refresh the batches are Uniform's.
+// are handed out in a random order; a Refresh takes effect once the
+// batches already queued are handed out (as GCBS's). Before the first
+// Refresh the batches are Uniform's.
 type ClusterBatches struct {
 	r      rounds
 	c, t   int

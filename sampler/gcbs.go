@@ -31,9 +31,12 @@ const DefaultGCBSNeighbours = 10
 // Every epoch cuts π into consecutive batches of B (when N mod B ≥ 2 the
 // last is π's last B, overlapping the one before; when N mod B = 1 the
 // instance left is added to the epoch's last batch) and hands them out in
-// a random order. A Refresh takes effect at the next epoch's batches;
-// before the first, batches are Uniform's. Every instance is in a batch of
-// every epoch whose batches came from one order (Coverage 1).
+// a random order. A Refresh takes effect once the batches already queued
+// are handed out: at the next epoch when refreshes come before an epoch's
+// first step (as the training loop's first, before step 0, does), else at
+// the end of the order in progress. Before the first Refresh the batches
+// are Uniform's. Every instance is in a batch of every epoch whose batches
+// came from one order (Coverage 1).
 type GCBS struct {
 	r     rounds
 	k, t  int
