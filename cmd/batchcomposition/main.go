@@ -13,7 +13,8 @@
 //
 //	go run ./cmd/batchcomposition -runs runs/batch-composition -out results/batch-composition
 //
-// Experiments without results.json yet are listed as missing and left out.
+// An experiment without results.json yet is summarised from the runs that
+// have finished (marked partial); one without any is listed as missing.
 package main
 
 import (
@@ -36,6 +37,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/batchsampler-go/batchsampler/eval"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -201,14 +203,72 @@ func readMetrics(path string, st *runStats) error {
 	return sc.Err()
 }
 
-// summarise reads one experiment directory.
-func summarise(dir, name string) ([]Row, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+// partialResults builds the results of an experiment that has not
+// finished from the runs that have (runs/*/result.json), in the config's
+// sampler order, paired with the first sampler over the seeds both have.
+func partialResults(dir string) (*train.Results, int, error) {
+	cfg, err := train.LoadConfig(filepath.Join(dir, "config.yaml"), nil)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var res train.Results
-	if err := json.Unmarshal(b, &res); err != nil {
+	res := &train.Results{Name: cfg.Name}
+	ds := cfg.Data.Name
+	if ds == "" {
+		ds = cfg.Data.Source
+	}
+	for _, sp := range cfg.SamplerList() {
+		e := train.ResultEntry{Dataset: ds, Modality: cfg.Modality, Sampler: sp.DisplayName()}
+		var tr float64
+		for _, seed := range cfg.Seeds {
+			id := fmt.Sprintf("%s-seed%d", sp.DisplayName(), seed)
+			b, err := os.ReadFile(filepath.Join(dir, "runs", id, "result.json"))
+			if err != nil {
+				continue
+			}
+			var r train.RunResult
+			if err := json.Unmarshal(b, &r); err != nil {
+				return nil, 0, fmt.Errorf("%s: %w", id, err)
+			}
+			res.Runs = append(res.Runs, r)
+			e.Metric = r.Metric
+			e.Seeds = append(e.Seeds, r.Seed)
+			e.PerSeed = append(e.PerSeed, r.Value)
+			tr += r.TrainSeconds
+		}
+		if len(e.PerSeed) == 0 {
+			continue
+		}
+		e.Mean, e.Std = eval.MeanStd(e.PerSeed)
+		e.TrainSeconds = tr / float64(len(e.PerSeed))
+		if len(res.Results) > 0 {
+			e.Comparison = train.PairBySeed(e, res.Results[0])
+		}
+		res.Results = append(res.Results, e)
+	}
+	if len(res.Runs) == 0 {
+		return nil, 0, os.ErrNotExist
+	}
+	return res, len(cfg.SamplerList()) * len(cfg.Seeds), nil
+}
+
+// summarise reads one experiment directory: its results.json, or the runs
+// finished so far.
+func summarise(dir, name string) ([]Row, error) {
+	var res *train.Results
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	switch {
+	case err == nil:
+		res = &train.Results{}
+		if err := json.Unmarshal(b, res); err != nil {
+			return nil, err
+		}
+	case errors.Is(err, os.ErrNotExist):
+		var total int
+		if res, total, err = partialResults(dir); err != nil {
+			return nil, err
+		}
+		name += fmt.Sprintf(" (partial: %d of %d runs finished)", len(res.Runs), total)
+	default:
 		return nil, err
 	}
 	bySampler := map[string]*runStats{}
