@@ -8,8 +8,9 @@
 // coverage of the epochs, and the sampler's cost (seconds per refresh, Next
 // seconds per batch). It writes DIR/summary.json, DIR/table.md and one
 // figure per modality, DIR/composition-MODALITY.png: each sampler's
-// difference with Uniform against its false-negative ratio (left, where
-// the data has labels) and its mean negative cosine (right).
+// difference with Uniform (± the standard error of the paired
+// differences) against its false-negative ratio (left, where the data has
+// labels) and its mean negative cosine (right).
 //
 //	go run ./cmd/batchcomposition -runs runs/batch-composition -out results/batch-composition
 //
@@ -62,6 +63,9 @@ type Row struct {
 	// its two-sided p (absent for Uniform).
 	Diff *float64 `json:"diff_vs_uniform,omitempty"`
 	P    *float64 `json:"p,omitempty"`
+	// DiffSE is the standard error of the paired differences (|Diff/t|;
+	// absent when t is not finite), the figures' error bars.
+	DiffSE *float64 `json:"diff_se,omitempty"`
 	// FNRatio is the mean false-negative ratio of the logged steps over all
 	// runs (absent without labels); BatchCos the mean in-batch cosine of
 	// the projections (mean negative cosine); Coverage the mean coverage of
@@ -298,6 +302,10 @@ func summarise(dir, name string) ([]Row, error) {
 		if c := e.Comparison; c != nil {
 			d, p := c.MeanDiff, c.P
 			r.Diff, r.P = &d, &p
+			if c.T != 0 && !math.IsInf(c.T, 0) && !math.IsNaN(c.T) {
+				se := math.Abs(c.MeanDiff / c.T)
+				r.DiffSE = &se
+			}
 		}
 		if st := bySampler[e.Sampler]; st != nil {
 			if st.fnN > 0 {
@@ -350,9 +358,9 @@ func markdown(rows []Row, missing []string) string {
 				break
 			}
 		}
-		fmt.Fprintf(&b, "### %s (%s, %s, %d seeds)\n\n", x, first.Dataset, first.Metric, first.Seeds)
-		b.WriteString("| sampler | score | vs Uniform (p) | false-neg. ratio | mean neg. cosine | coverage | refresh s | Next ms/batch | train s/run |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "### %s (%s, %s)\n\n", x, first.Dataset, first.Metric)
+		b.WriteString("| sampler | seeds | score | vs Uniform (p) | false-neg. ratio | mean neg. cosine | coverage | refresh s | Next ms/batch | train s/run |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range rows {
 			if r.Experiment != x {
 				continue
@@ -364,7 +372,7 @@ func markdown(rows []Row, missing []string) string {
 					diff = "**" + diff + "**"
 				}
 			}
-			fmt.Fprintf(&b, "| %s | %.2f ± %.2f | %s | %s | %.3f | %s | %s | %.2f | %.0f |\n", r.Sampler, r.Mean, r.Std, diff,
+			fmt.Fprintf(&b, "| %s | %d | %.2f ± %.2f | %s | %s | %.3f | %s | %s | %.2f | %.0f |\n", r.Sampler, r.Seeds, r.Mean, r.Std, diff,
 				fmtOpt(r.FNRatio, "%.3f"), r.BatchCos, fmtOpt(r.Coverage, "%.3f"), fmtOpt(r.RefreshSeconds, "%.2f"), r.NextMillis, r.TrainSeconds)
 		}
 		b.WriteString("\n")
@@ -445,6 +453,18 @@ func figure(rows []Row, modality, path string) error {
 				p.Add(sc)
 				xs = append(xs, xv)
 				ys = append(ys, y)
+				if r.DiffSE != nil {
+					eb, err := plotter.NewYErrorBars(struct {
+						plotter.XYs
+						plotter.YErrors
+					}{plotter.XYs{{X: xv, Y: y}}, plotter.YErrors{{Low: *r.DiffSE, High: *r.DiffSE}}})
+					if err != nil {
+						return nil, err
+					}
+					eb.LineStyle.Color = samplerColor[r.Sampler]
+					p.Add(eb)
+					ys = append(ys, y-*r.DiffSE, y+*r.DiffSE)
+				}
 			}
 		}
 		pad(&p.X, xs, 0.08)
