@@ -56,7 +56,7 @@ const defaultAlpha = "0.2:0.05"
 func addSamplerFlags(fs *flag.FlagSet) *samplerFlags {
 	return &samplerFlags{
 		fs:       fs,
-		specFile: fs.String("spec", "", "YAML `file` with a sampler entry (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps), the schema of the training configs; the flags below override it"),
+		specFile: fs.String("spec", "", "YAML `file` with a sampler entry (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps, draw, keep, temperature, clusters), the schema of the training configs; the flags below override it"),
 		kind:     fs.String("kind", sampler.KindBatchSampler, "sampler: batchsampler, knn, uniform, or a global batch sampler: "+strings.Join(sampler.GlobalKinds, ", ")),
 		m:        fs.Int("m", sampler.DefaultM, "M, candidates drawn per node"),
 		k:        fs.Int("k", sampler.DefaultK, "K, neighbours kept per node"),

@@ -16,7 +16,8 @@
 // # Sampler flags (batches, serve)
 //
 //	-spec FILE          a YAML sampler entry, the schema of the training configs
-//	                    (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps);
+//	                    (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps,
+//	                    draw, keep, temperature, clusters);
 //	                    the flags below given on the command line override it
 //	-kind batchsampler  batchsampler, knn or uniform, or a global batch sampler
 //	                    (gcbs, spectral, osgd, kmeans, antikmeans; see package sampler)
