@@ -15,7 +15,7 @@ import (
 // tridiagonal projection T_m of a on the Krylov basis grows until the
 // residuals ‖a·x − θ·x‖ = β_m·|y_m| of the k largest Ritz pairs are below
 // tol·max(1, |θ_1|), or m = n (then the Ritz pairs are the exact
-// eigenpairs up to rounding). A breakdown (an invariant subspace) goes on
+// eigenpairs up to rounding), or m = maxLanczos. A breakdown (an invariant subspace) goes on
 // from the next unit vector e_i with a component outside the basis. From
 // one start vector the iteration finds one direction of a repeated
 // eigenvalue before a breakdown: SpectralEmbedding's affinities are
@@ -50,7 +50,7 @@ func topEigen(a []float64, n, k int, v0 []float64, tol float64) (values, vecs []
 		th = es.Values(nil)
 		y = &mat.Dense{}
 		es.VectorsTo(y)
-		if m == n {
+		if m == n || m == maxLanczos {
 			return true, th, y
 		}
 		bm := beta[m-1]
@@ -64,6 +64,7 @@ func topEigen(a []float64, n, k int, v0 []float64, tol float64) (values, vecs []
 	}
 	var th []float64
 	var y *mat.Dense
+	nextCheck := 8
 	for m := 1; ; m++ {
 		q = append(q, v)
 		for i := range n {
@@ -93,13 +94,17 @@ func topEigen(a []float64, n, k int, v0 []float64, tol float64) (values, vecs []
 		b := math.Sqrt(dot64(w, w))
 		beta = append(beta, b)
 		// At a breakdown the Ritz values are exact but may miss larger
-		// eigenvalues outside the Krylov space: go on.
-		if m >= k && (m == n || (m%8 == 0 && b >= 1e-12)) {
+		// eigenvalues outside the Krylov space: go on. Checks come at
+		// geometrically spaced m (each costs O(m³)), and the iteration stops
+		// at maxLanczos steps.
+		last := m == n || m == maxLanczos
+		if m >= k && (last || (m >= nextCheck && b >= 1e-12)) {
 			var ok bool
 			ok, th, y = check(m)
-			if ok || m == n {
+			if ok || last {
 				break
 			}
+			nextCheck = max(m+8, m*5/4)
 		}
 		next := make([]float64, n)
 		if b < 1e-12 {
@@ -143,6 +148,14 @@ func topEigen(a []float64, n, k int, v0 []float64, tol float64) (values, vecs []
 	}
 	return values, vecs
 }
+
+// maxLanczos caps the Lanczos steps of topEigen: when the k largest
+// eigenvalues sit in a flat part of the spectrum (embeddings early in
+// training, all alike, make the affinity almost constant), their Ritz
+// vectors converge slowly, and any basis of that near-degenerate subspace
+// clusters as well as another; the iteration then stops at maxLanczos
+// steps with the Ritz vectors it has.
+const maxLanczos = 200
 
 func dot64(a, b []float64) float64 {
 	var s float64
