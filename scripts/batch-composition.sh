@@ -18,12 +18,12 @@ if [[ "${1:-}" == copy ]]; then
 		cp "$src"/{config.yaml,provenance.json,results.json,results.md} "$dst"/
 		[[ -f $src/dev_curve.jsonl ]] && cp "$src/dev_curve.jsonl" "$dst"/
 		[[ -d $src/plots ]] && cp -r "$src/plots" "$dst"/
-		# every run's epoch_end, refresh and final events (false negatives,
+		# every run's epoch_end, sampler_time, refresh and final events (false negatives,
 		# coverage, cost), each line tagged with its run: small
 		: > "$dst/events.jsonl"
 		for r in "$src"/runs/*/; do
 			id=$(basename "$r")
-			grep -h '"event":"\(epoch_end\|refresh\|final\)"' "$r/metrics.jsonl" | sed "s/^{/{\"run_dir\":\"$id\",/" >> "$dst/events.jsonl" || true
+			grep -h '"event":"\(epoch_end\|sampler_time\|refresh\|final\)"' "$r/metrics.jsonl" | sed "s/^{/{\"run_dir\":\"$id\",/" >> "$dst/events.jsonl" || true
 		done
 		echo "$n: copied to $dst"
 	done

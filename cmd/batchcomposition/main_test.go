@@ -31,7 +31,8 @@ func TestSummary(t *testing.T) {
 			lines := []string{
 				`{"run":"` + id + `","step":1,"fn_ratio":0.25,"batch_cos":0.1}`,
 				`{"run":"` + id + `","step":2,"fn_ratio":null,"batch_cos":0.3}`,
-				`{"event":"epoch_end","run":"` + id + `","step":4,"next_seconds":0.008,"coverage":0.5}`,
+				`{"event":"epoch_end","run":"` + id + `","step":4,"coverage":0.5}`,
+				`{"event":"sampler_time","run":"` + id + `","step":4,"next_seconds":0.008}`,
 			}
 			if smp == "gcbs" {
 				lines = append(lines, `{"event":"refresh","step":0,"build_seconds":2}`, `{"event":"refresh","step":2,"build_seconds":4}`)
