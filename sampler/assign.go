@@ -120,6 +120,15 @@ func BalancedAssign(x []float32, n, d int, centres []float32, c int) ([]int32, f
 func balancedTransport(cost []float64, n, c, m int) []int32 {
 	label := make([]int32, n)
 	size := make([]int, c)
+	// Improvements below eps (relative to the costs' scale) are rounding:
+	// taking them could close a cycle of moves.
+	var scale float64
+	for _, v := range cost {
+		scale = max(scale, math.Abs(v))
+	}
+	eps := 1e-9 * scale
+	onPath := make([]int, c)
+	stamp := 0
 	w := make([]float64, c*c)
 	arg := make([]int, c*c)
 	dist := make([]float64, c)
@@ -146,7 +155,7 @@ func balancedTransport(cost []float64, n, c, m int) []int32 {
 			changed := false
 			for a := range c {
 				for b := range c {
-					if arg[a*c+b] >= 0 && dist[a]+w[a*c+b] < dist[b]-1e-12 {
+					if arg[a*c+b] >= 0 && dist[a]+w[a*c+b] < dist[b]-eps {
 						dist[b], prev[b] = dist[a]+w[a*c+b], a
 						changed = true
 					}
@@ -163,8 +172,19 @@ func balancedTransport(cost []float64, n, c, m int) []int32 {
 			}
 		}
 		size[t]++
+		// The path back from t; should rounding ever close a cycle in
+		// prev, p goes to t with no moves (still feasible, never a loop).
+		stamp++
+		simple := true
+		for x := t; x >= 0; x = prev[x] {
+			if onPath[x] == stamp {
+				simple = false
+				break
+			}
+			onPath[x] = stamp
+		}
 		cur := t
-		for prev[cur] >= 0 {
+		for simple && prev[cur] >= 0 {
 			a := prev[cur]
 			label[arg[a*c+cur]] = int32(cur)
 			cur = a
