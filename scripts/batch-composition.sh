@@ -12,10 +12,19 @@ all=(simcse-stsb graphcl-imdb-b graphcl-nci1 simclr-cifar10-subset graphcl-colla
 if [[ "${1:-}" == copy ]]; then
 	for n in "${all[@]}"; do
 		src=runs/batch-composition/$n
-		[[ -f $src/results.json ]] || { echo "$n: not finished"; continue; }
+		[[ -f $src/config.yaml ]] || { echo "$n: not started"; continue; }
 		dst=results/batch-composition/$n
 		mkdir -p "$dst"
-		cp "$src"/{config.yaml,provenance.json,results.json,results.md} "$dst"/
+		cp "$src"/{config.yaml,provenance.json} "$dst"/
+		if [[ -f $src/results.json ]]; then
+			cp "$src"/{results.json,results.md} "$dst"/
+		else
+			# not finished: each finished run's result.json
+			for r in "$src"/runs/*/; do
+				[[ -f $r/result.json ]] && mkdir -p "$dst/runs/$(basename "$r")" && cp "$r/result.json" "$dst/runs/$(basename "$r")/"
+			done
+			echo "$n: not finished; its finished runs copied"
+		fi
 		[[ -f $src/dev_curve.jsonl ]] && cp "$src/dev_curve.jsonl" "$dst"/
 		[[ -d $src/plots ]] && cp -r "$src/plots" "$dst"/
 		# every run's epoch_end, sampler_time, refresh and final events (false negatives,
@@ -23,6 +32,7 @@ if [[ "${1:-}" == copy ]]; then
 		: > "$dst/events.jsonl"
 		for r in "$src"/runs/*/; do
 			id=$(basename "$r")
+			[[ -f $r/result.json ]] || continue
 			grep -h '"event":"\(epoch_end\|sampler_time\|refresh\|final\)"' "$r/metrics.jsonl" | sed "s/^{/{\"run_dir\":\"$id\",/" >> "$dst/events.jsonl" || true
 		done
 		echo "$n: copied to $dst"
