@@ -139,7 +139,8 @@ func run(args []string) error {
 				sel = append(sel, r)
 			}
 		}
-		if len(sel) == 0 {
+		// A figure needs a sampler to compare with Uniform.
+		if !slices.ContainsFunc(sel, func(r Row) bool { return r.Diff != nil }) {
 			continue
 		}
 		p := filepath.Join(*out, "composition-"+m+".png")
