@@ -19,9 +19,11 @@ if [[ "${1:-}" == copy ]]; then
 		if [[ -f $src/results.json ]]; then
 			cp "$src"/{results.json,results.md} "$dst"/
 		else
-			# not finished: each finished run's result.json
+			# not finished: each finished run's result.json, as
+			# run-results/ID.json (runs/ is ignored by git)
+			mkdir -p "$dst/run-results"
 			for r in "$src"/runs/*/; do
-				[[ -f $r/result.json ]] && mkdir -p "$dst/runs/$(basename "$r")" && cp "$r/result.json" "$dst/runs/$(basename "$r")/"
+				[[ -f $r/result.json ]] && cp "$r/result.json" "$dst/run-results/$(basename "$r").json"
 			done
 			echo "$n: not finished; its finished runs copied"
 		fi
