@@ -439,7 +439,9 @@ func figure(rows []Row, modality, path string) error {
 					continue
 				}
 				xv, ok := x(r)
-				if !ok {
+				// A sampler without a paired difference yet (one seed) is
+				// left out, not drawn at 0.
+				if !ok || (r.Diff == nil && r.Sampler != "uniform") {
 					continue
 				}
 				y := 0.0
