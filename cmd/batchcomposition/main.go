@@ -516,7 +516,7 @@ func figure(rows []Row, modality, path string) error {
 	l.Top, l.Left = true, true
 	var seen []string
 	for _, r := range rows {
-		if slices.Contains(seen, r.Sampler) {
+		if slices.Contains(seen, r.Sampler) || (r.Diff == nil && r.Sampler != "uniform") {
 			continue
 		}
 		seen = append(seen, r.Sampler)
