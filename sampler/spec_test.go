@@ -102,9 +102,9 @@ func TestSpecValidate(t *testing.T) {
 		{"knn ignores walk, graph, m, k, alpha", Spec{Kind: "knn", Walk: "zigzag", Graph: "x", K: -1, Alpha: AlphaSchedule{Start: 7}, Embedding: "cached"}, "sampler", ""},
 
 		{"kind", with(func(s *Spec) { s.Kind = "fancy" }), "samplers[0]",
-			`samplers[0].kind: "fancy" is not allowed; allowed values: uniform, knn, batchsampler`},
+			`samplers[0].kind: "fancy" is not allowed; allowed values: uniform, knn, batchsampler, gcbs, spectral, osgd, kmeans, antikmeans`},
 		{"empty kind", Spec{}, "sampler",
-			`sampler.kind: "" is not allowed; allowed values: uniform, knn, batchsampler`},
+			`sampler.kind: "" is not allowed; allowed values: uniform, knn, batchsampler, gcbs, spectral, osgd, kmeans, antikmeans`},
 		{"embedding", with(func(s *Spec) { s.Embedding = "fresh" }), "samplers[1]",
 			`samplers[1].embedding: "fresh" is not allowed; allowed values: projection (default), encoder, cached, cached_views`},
 		{"knn embedding", Spec{Kind: "knn", Embedding: "fresh"}, "sampler",
@@ -190,6 +190,9 @@ func TestSpecListsMatchImplementations(t *testing.T) {
 	}
 	for _, k := range Kinds {
 		s := Spec{Kind: k, M: 10, K: 5}
+		if k == KindSpectral || k == KindOSGD {
+			s.Temperature = 0.5 // no default: train sets it to loss.temperature
+		}
 		if _, err := s.New(20, 4, 1); err != nil {
 			t.Errorf("kind %q: %v", k, err)
 		}

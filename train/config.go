@@ -417,6 +417,9 @@ func (c *Config) Validate() error {
 			key = fmt.Sprintf("samplers[%d]", i)
 		}
 		add(s.Validate(key))
+		if (s.Kind == sampler.KindSpectral || s.Kind == sampler.KindOSGD) && s.Temperature == 0 && !(c.Loss.Temperature > 0) {
+			errs = append(errs, fmt.Sprintf("%s.temperature: kind %s scores at loss.temperature when it has none of its own, and loss.kind %s has none: set one", key, s.Kind, c.Loss.Kind))
+		}
 	}
 	if c.Train.Epochs < 0 {
 		errs = append(errs, fmt.Sprintf("train.epochs: must be >= 0 (0: evaluate the untrained encoder), got %d", c.Train.Epochs))

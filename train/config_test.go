@@ -49,6 +49,9 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 		{"generated images", "modality: image\ndata: {image: {size: 4, noise: 2}}\n", nil, []string{"data.image.size", "8..1024", "data.image.noise"}},
 		{"bad optimizer", minimalTU + "optim: {kind: adan}\n", nil, []string{`optim.kind (line 4): "adan" is not allowed`, "adam, adamw, sgd, lars"}},
 		{"bad schedule", minimalTU + "optim: {schedule: {kind: step}}\n", nil, []string{"optim.schedule.kind"}},
+		{"global sampler key on another kind", minimalTU + "samplers: [{kind: kmeans, draw: 3}]\n", nil, []string{"samplers[0].draw (line 4): only kinds spectral and osgd have this key, got kind kmeans"}},
+		{"osgd keeps more than it draws", minimalTU + "samplers: [{kind: osgd, draw: 2, keep: 3}]\n", nil, []string{"samplers[0].keep (line 4): must be in [1, draw = 2] (q ≤ k), got 3"}},
+		{"osgd without a temperature", minimalTU + "method: mvgrl\nmodel: {kind: gcn}\nloss: {kind: jsd, temperature: 0}\nsamplers: [{kind: osgd}]\n", nil, []string{"samplers[0].temperature", "loss.kind jsd has none"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -258,7 +258,7 @@ func newRun(cfg *Config, ds Dataset, sp RunSpec, rdir string, obs Observer) (*ru
 			return nil, nil, fmt.Errorf("%s: score the untrained networks: %w", sp.ID(), err)
 		}
 	}
-	smp, err := sp.Sampler.New(ds.NumInstances(), cfg.Train.BatchSize, subSeed(sp.Seed, "sampler"))
+	smp, err := samplerSpec(cfg, sp.Sampler).New(ds.NumInstances(), cfg.Train.BatchSize, subSeed(sp.Seed, "sampler"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", sp.ID(), err)
 	}
@@ -465,4 +465,13 @@ func appendProvenance(path string, p Provenance) error {
 		return err
 	}
 	return writeJSON(path, append(list, p))
+}
+
+// samplerSpec is the spec a run builds its sampler from: a spectral or
+// osgd sampler without a temperature of its own scores at the loss's.
+func samplerSpec(cfg *Config, s sampler.Spec) sampler.Spec {
+	if s.Temperature == 0 && (s.Kind == sampler.KindSpectral || s.Kind == sampler.KindOSGD) {
+		s.Temperature = cfg.Loss.Temperature
+	}
+	return s
 }

@@ -178,6 +178,20 @@ func TestBatchesMatchDriver(t *testing.T) {
 			[]string{"-kind", "knn", "-refresh-every", "4"}, 300, 25, []int{3, 0}, 0},
 		{"uniform-short-last", sampler.Spec{Kind: "uniform"},
 			[]string{"-kind", "uniform", "-n", "300"}, 300, 32, []int{0, 0}, 0},
+		// The global batch samplers: a state saved mid-round (7, 9 batches)
+		// continues the Driver's batches; -k is GCBS's only when given.
+		{"gcbs", sampler.Spec{Kind: "gcbs", RefreshEvery: 6},
+			[]string{"-kind", "gcbs", "-refresh-every", "6"}, 300, 25, []int{7, 9, 0}, 0},
+		{"gcbs-k", sampler.Spec{Kind: "gcbs", K: 4},
+			[]string{"-kind", "gcbs", "-k", "4"}, 300, 25, []int{7, 0}, 0},
+		{"spectral", sampler.Spec{Kind: "spectral", Draw: 3, Temperature: 0.2, RefreshEvery: 5},
+			[]string{"-kind", "spectral", "-draw", "3", "-temperature", "0.2", "-refresh-every", "5"}, 300, 25, []int{7, 9, 0}, 0},
+		{"osgd", sampler.Spec{Kind: "osgd", Draw: 4, Keep: 3, Temperature: 0.5},
+			[]string{"-kind", "osgd", "-draw", "4", "-q", "3", "-temperature", "0.5"}, 300, 25, []int{7, 9, 0}, 0},
+		{"kmeans", sampler.Spec{Kind: "kmeans", Clusters: 6},
+			[]string{"-kind", "kmeans", "-clusters", "6"}, 301, 25, []int{7, 9, 0}, 0},
+		{"antikmeans", sampler.Spec{Kind: "antikmeans"},
+			[]string{"-kind", "antikmeans"}, 310, 25, []int{7, 9, 0}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -16,15 +16,22 @@
 // # Sampler flags (batches, serve)
 //
 //	-spec FILE          a YAML sampler entry, the schema of the training configs
-//	                    (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps);
+//	                    (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps,
+//	                    draw, keep, temperature, clusters);
 //	                    the flags below given on the command line override it
-//	-kind batchsampler  batchsampler, knn or uniform
+//	-kind batchsampler  batchsampler, knn or uniform, or a global batch sampler
+//	                    (gcbs, spectral, osgd, kmeans, antikmeans; see package sampler)
 //	-m 1000 -k 100      M candidates drawn, K neighbours kept per node
 //	-walk rwr           rwr, rw, bfs or dfs
 //	-graph-kind proximity  proximity (Algorithm 2) or knn (exact)
 //	-alpha 0.2:0.05     α: a number (constant) or start:end (linear over T)
 //	-refresh-every 0    t: a refresh before every step s with s mod t = 0 (0: before step 0 only)
 //	-max-walk-steps 0   cap on one walk's steps (0: 100·B)
+//	-draw 0 -q 0        spectral, osgd: k batches drawn per round; osgd: q kept of them (spec key keep)
+//	-temperature 0      spectral, osgd: τ of the affinity and of the loss score (required)
+//	-clusters 0         kmeans, antikmeans: C, the k-means clusters
+//	                    (m, k, walk, graph-kind, alpha, max-walk-steps apply to a global
+//	                    sampler only when given: -k is gcbs's neighbours per instance)
 //	-b 256              B, the global batch size (all ranks together)
 //	-seed 1             the sampler's seed
 //	-total-steps 0      T, the training steps the α schedule runs over
