@@ -39,6 +39,10 @@ type Options struct {
 	// On 2 cores, 2 graph runs at once use the core a GIN step leaves idle.
 	// The Observer then follows one run at a time (see Run).
 	Parallel int
+	// DirReady, when set, is called once the run directory exists and Run
+	// holds its lock, before anything is trained (cmd/train prints the
+	// directory then, not before a validation that may fail).
+	DirReady func(dir string)
 }
 
 // Observer lets the caller watch a run (progress bar, log lines) without
@@ -133,6 +137,9 @@ type RunResult struct {
 
 // Run trains every (sampler, seed) pair of cfg, evaluates each, and writes
 // the run directory. Finished runs found in OutDir are not trained again.
+// Run holds the directory's lock (LockRunDir) while it works there: when
+// another process holds it, Run fails with ErrRunDirLocked before it
+// writes anything.
 //
 // With opt.Parallel > 1 that many runs go at once. The first run to fail
 // stops the others (each saves a checkpoint, as on an interruption) and
@@ -149,9 +156,39 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	}
 	dir := opt.OutDir
 	cfgPath := filepath.Join(dir, "config.yaml")
-	if !opt.Resume {
-		if _, err := os.Stat(cfgPath); err == nil {
-			return nil, fmt.Errorf("%s already holds a run (config.yaml exists): continue it with -resume %s, or choose another -out", dir, dir)
+	checkFresh := func() error {
+		if _, err := os.Stat(cfgPath); err == nil && !opt.Resume {
+			return fmt.Errorf("%s already holds a run (config.yaml exists): continue it with -resume %s, or choose another -out", dir, dir)
+		}
+		return nil
+	}
+	if err := checkFresh(); err != nil {
+		return nil, err
+	}
+	// The run directory is locked (LockRunDir) for as long as Run works in
+	// it: at once when it exists, so that a second process is refused
+	// before it loads the data, else as soon as it is made.
+	var unlock func()
+	defer func() {
+		if unlock != nil {
+			unlock()
+		}
+	}()
+	lock := func() error {
+		if unlock != nil {
+			return nil
+		}
+		u, err := LockRunDir(dir)
+		if errors.Is(err, errLockUnsupported) {
+			opt.Observer.logf("warning: %v; running without a lock: make sure no other process writes %s", err, dir)
+			u, err = func() {}, nil
+		}
+		unlock = u
+		return err
+	}
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		if err := lock(); err != nil {
+			return nil, err
 		}
 	}
 	// Load the data first: a bad dataset leaves no half-made run directory.
@@ -164,6 +201,17 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
 		return nil, err
+	}
+	if err := lock(); err != nil {
+		return nil, err
+	}
+	// Under the lock: another process may have started a run here since
+	// the check above.
+	if err := checkFresh(); err != nil {
+		return nil, err
+	}
+	if opt.DirReady != nil {
+		opt.DirReady(dir)
 	}
 	if !opt.Resume {
 		var y bytes.Buffer
