@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/batchsampler-go/batchsampler/internal/npy"
+	"github.com/batchsampler-go/batchsampler/internal/tempfile"
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
@@ -173,7 +174,7 @@ func (c crcWriter) Write(p []byte) (int, error) { return c.h.Write(p) }
 // writeGraphFile writes rows of a neighbour table as an int32 .npy file and
 // its sidecar, both atomically.
 func writeGraphFile(path string, shape []int, adj []int32, meta graphMeta) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	f, err := tempfile.Create(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
@@ -345,7 +346,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if next != ref.N {
 		return fmt.Errorf("merge: rows [%d, %d) are missing (the last shard ends at %d)", next, ref.N, next)
 	}
-	f, err := os.CreateTemp(filepath.Dir(*out), filepath.Base(*out)+".tmp*")
+	f, err := tempfile.Create(filepath.Dir(*out), filepath.Base(*out)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
