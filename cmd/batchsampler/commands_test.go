@@ -254,7 +254,7 @@ func TestBatchesErrors(t *testing.T) {
 		{"no out", []string{"-emb", emb}, "-out is required"},
 		{"both inputs", []string{"-emb", emb, "-graph", g, "-out", out}, "not both"},
 		{"no input", []string{"-alpha", "0.2", "-out", out}, "N is not known"},
-		{"linear alpha without T", []string{"-emb", emb, "-out", out}, "give -total-steps or -epochs"},
+		{"linear alpha without T", []string{"-emb", emb, "-out", out}, "-alpha 0.2:0.05 (the default) decays α linearly over the T training steps, and T is not given: give -total-steps T or -epochs E"},
 		{"nan row", []string{"-emb", nanPath, "-alpha", "0.2", "-out", out}, "row 5 column 3 is NaN"},
 		{"1-D", []string{"-emb", ints, "-alpha", "0.2", "-out", out}, "shape (4,): want a 2-D array"},
 		{"shard as graph", []string{"-graph", shard, "-m", "40", "-k", "5", "-alpha", "0.2", "-out", out}, "merge the shards first"},
@@ -263,7 +263,7 @@ func TestBatchesErrors(t *testing.T) {
 		{"state mismatch", []string{"-emb", emb, "-m", "41", "-k", "5", "-alpha", "0.2", "-refresh-every", "5", "-state", state, "-out", out}, "-m 41 differs from"},
 		{"damaged state", []string{"-emb", emb, "-alpha", "0.2", "-state", damaged, "-out", out}, "checksum mismatch"},
 		{"bad alpha", []string{"-emb", emb, "-alpha", "x", "-out", out}, `-alpha "x"`},
-		{"alpha range", []string{"-emb", emb, "-alpha", "1.5", "-out", out}, "alpha.start: must be in [0, 1]"},
+		{"alpha range", []string{"-emb", emb, "-alpha", "1.5", "-out", out}, "-alpha (start): must be in [0, 1]"},
 		{"b > n", []string{"-emb", emb, "-alpha", "0.2", "-b", "500", "-out", out}, "want 2 ≤ B ≤ N"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
