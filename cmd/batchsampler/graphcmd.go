@@ -153,12 +153,9 @@ func readEmbeddingsFile(path, precision string) (*embeddingsFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), mode)
+	p, err := readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), mode, embeddingsOnly)
 	if err != nil {
 		return nil, fmt.Errorf("embeddings %s: %w", path, err)
-	}
-	if p.ints {
-		return nil, fmt.Errorf("embeddings %s: dtype %s: want float16, float32 or float64 embeddings", path, p.from)
 	}
 	if p.f16 != nil {
 		return &embeddingsFile{h: sampler.Float16Embeddings{N: p.rows, D: p.cols, Bits: p.f16}, half: true, from: p.from}, nil
@@ -435,12 +432,9 @@ func readGraphFile(path string) (*payload, *graphMeta, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := readPayload(bufio.NewReaderSize(f, 1<<20), 0, st.Size())
+	p, err := readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), halfNever, graphOnly)
 	if err != nil {
 		return nil, nil, fmt.Errorf("graph %s: %w", path, err)
-	}
-	if !p.ints {
-		return nil, nil, fmt.Errorf("graph %s: dtype %s: want an int32 or int64 neighbour table", path, p.from)
 	}
 	meta, err := readMeta(path)
 	if errors.Is(err, os.ErrNotExist) {

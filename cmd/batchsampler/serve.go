@@ -296,6 +296,7 @@ func (sv *server) saveState(w http.ResponseWriter, r *http.Request) {
 // parseBytes reads a size: an integer with an optional KiB, MiB, GiB, KB,
 // MB or GB suffix.
 func parseBytes(s string) (int64, error) {
+	given := s
 	units := []struct {
 		suffix string
 		mult   int64
@@ -309,7 +310,7 @@ func parseBytes(s string) (int64, error) {
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("%q: want a positive size such as 2GiB or 1048576", s)
+		return 0, fmt.Errorf("%q: want a positive size such as 2GiB or 1048576 (units KiB, MiB, GiB, KB, MB, GB, B)", given)
 	}
 	return v * mult, nil
 }
