@@ -311,6 +311,9 @@ func parseConfig(src []byte, name string, sets []string) (Config, error) {
 		return Config{}, err
 	}
 	if err := c.Validate(); err != nil {
+		if doc.Blank() {
+			return Config{}, fmt.Errorf("%s sets no key (the file is empty, or holds comments only): a config gives at least its modality and its data, as the files in configs/ do (cmd/train without -config runs the embedded demo)", name)
+		}
 		return Config{}, fmt.Errorf("%s: %s", name, locateKeys(err.Error(), doc))
 	}
 	return c, nil

@@ -110,3 +110,22 @@ func TestConfigRoundTrip(t *testing.T) {
 		t.Errorf("round trip changed the config:\n%s\nvs\n%s", b.String(), b2.String())
 	}
 }
+
+// An empty config file (or one of comments only) is said to be empty, not
+// blamed for the first key its defaults lack.
+func TestEmptyConfigFile(t *testing.T) {
+	for _, src := range []string{"", "\n", "# a comment\n# another\n", "---\n"} {
+		_, err := ParseNamedConfig([]byte(src), "configs/empty.yaml", nil)
+		if err == nil {
+			t.Fatalf("%q accepted", src)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "configs/empty.yaml") || !strings.Contains(msg, "sets no key") || strings.Contains(msg, "data.path") {
+			t.Errorf("%q: error %q, want one saying the file is empty", src, msg)
+		}
+	}
+	// An empty file with overrides that make a valid config is a config.
+	if _, err := ParseNamedConfig(nil, "e.yaml", []string{"data={source: synthetic, synthetic: {graphs: 90, classes: 3, min_nodes: 8, max_nodes: 14, node_labels: 2, noise: 0.1, seed: 3}}"}); err != nil {
+		t.Errorf("empty file with -set overrides: %v", err)
+	}
+}
