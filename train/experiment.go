@@ -133,6 +133,47 @@ type RunResult struct {
 	// checkpoint); an evaluation those of the evaluating process. 0
 	// (omitted): unknown.
 	HeapPeak uint64 `json:"heap_peak,omitempty"`
+	// SamplerM and SamplerK are the M and K a BatchSampler ran with (0,
+	// omitted, for the other kinds): the config's m and k, or N − 1 when
+	// the dataset has fewer other instances (a node's candidates are drawn
+	// from the others without replacement; see Results.Notes). config.yaml
+	// keeps the config as given.
+	SamplerM int `json:"sampler_m,omitempty"`
+	SamplerK int `json:"sampler_k,omitempty"`
+}
+
+// samplerMK fills the M and K the run's BatchSampler ran with.
+func (rr *RunResult) samplerMK(r *run) {
+	if bs, ok := r.smp.Sampler().(*sampler.BatchSampler); ok {
+		c := bs.Config()
+		rr.SamplerM, rr.SamplerK = c.M, c.K
+	}
+}
+
+// clampNotes says, for every BatchSampler of cfg whose m or k the dataset
+// ds cannot hold (more than its N − 1 other instances), what it runs
+// with instead.
+func clampNotes(cfg *Config, ds Dataset) []string {
+	var notes []string
+	n := ds.NumInstances()
+	for _, sc := range cfg.SamplerList() {
+		if sc.Kind != sampler.KindBatchSampler {
+			continue
+		}
+		smp, err := sc.New(n, cfg.Train.BatchSize, 0)
+		if err != nil {
+			continue // newRun reports it
+		}
+		bs, ok := smp.(*sampler.BatchSampler)
+		if !ok {
+			continue
+		}
+		if c := bs.Config(); c.M != sc.M || c.K != sc.K {
+			notes = append(notes, fmt.Sprintf("%s: m = %d and k = %d in the config; it ran with M = %d and K = %d, as dataset %s has N = %d instances and a node's candidates are the N − 1 others",
+				sc.DisplayName(), sc.M, sc.K, c.M, c.K, ds.Name(), n))
+		}
+	}
+	return notes
 }
 
 // Run trains every (sampler, seed) pair of cfg, evaluates each, and writes
@@ -227,6 +268,10 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 		return nil, err
 	}
 	opt.Observer.logf("dataset %s: %d instances, %d classes", ds.Name(), ds.NumInstances(), ds.NumClasses())
+	notes := clampNotes(&cfg, ds)
+	for _, n := range notes {
+		opt.Observer.logf("%s (recorded as sampler_m and sampler_k in the runs' results)", n)
+	}
 
 	var specs []RunSpec
 	for _, sc := range cfg.SamplerList() {
@@ -272,6 +317,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	}
 	res := summarize(&cfg, ds, results)
 	res.Provenance = &prov
+	res.Notes = notes
 	if err := writeResults(dir, res); err != nil {
 		return nil, err
 	}
@@ -435,6 +481,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, index int,
 		FinalFNRatio: r.lastEpochFN, Evals: r.evals, Detail: sc.Detail,
 		MaxRSS: processMaxRSS(), HeapPeak: r.mem.Peak(),
 	}
+	rr.samplerMK(r)
 	if c, ok := r.smp.Sampler().(interface{ Coverage() float64 }); ok {
 		rr.FinalCoverage = c.Coverage()
 	}

@@ -21,6 +21,10 @@ type Results struct {
 	// Provenance is the commit, Go version and machine of the process that
 	// finished the experiment (each process's record is in provenance.json).
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// Notes say how the runs differ from the config: a BatchSampler whose
+	// m or k exceeds the dataset's N − 1 runs with M = N − 1 (and
+	// RunResult.SamplerM, SamplerK record what each run ran with).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ResultEntry aggregates the runs of one sampler over seeds.
@@ -217,6 +221,12 @@ func (r *Results) Markdown() string {
 	}
 	if r.untrained() {
 		b.WriteString("\nNo training step (train.epochs: 0): the scores are those of the untrained encoders.\n")
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\nAs run:\n\n")
+		for _, n := range r.Notes {
+			b.WriteString("- " + n + ".\n")
+		}
 	}
 	var cmp []string
 	for _, e := range r.Results {
