@@ -238,7 +238,7 @@ var chanceColour = color.NRGBA{0x22, 0x22, 0x22, 0xFF}
 // its legend entry, and keeps y within the y axis.
 func (f *figure) addReference(label string, y float64) {
 	l := plotter.NewFunction(func(float64) float64 { return y })
-	l.Color, l.Width = chanceColour, vg.Points(1.2)
+	l.Color, l.Width = chanceColour, vg.Points(1.5)
 	l.Dashes = []vg.Length{vg.Points(5), vg.Points(4)}
 	f.p.Add(l)
 	f.p.Y.Max = max(f.p.Y.Max, y)
