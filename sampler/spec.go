@@ -224,7 +224,7 @@ func oneOf(key, v string, allowed []string, defaultFirst bool) error {
 
 // Validate checks the spec and returns the first error, naming its key
 // below key (the spec's own key path, e.g. "samplers[1]"): for instance
-// "samplers[1].m: must be >= k (100), got 50". A uniform spec is checked
+// "samplers[1].m: must be >= samplers[1].k = 100, got 50". A uniform spec is checked
 // for its kind only; a knn spec for kind, embedding and refresh_every. The
 // allowed values of kind, walk, graph and embedding are Kinds, Walks,
 // GraphKinds and EmbeddingSources.
@@ -337,7 +337,7 @@ func (s Spec) Validate(key string) error {
 		return fmt.Errorf("%s.k: must be a positive integer, got %d", key, s.K)
 	}
 	if s.M < s.K {
-		return fmt.Errorf("%s.m: must be >= k (%d), got %d", key, s.K, s.M)
+		return fmt.Errorf("%s.m: must be >= %s.k = %d, got %d", key, key, s.K, s.M)
 	}
 	if s.Candidates == CandidatesWithReplacement && s.M > maxCandidates {
 		return fmt.Errorf("%s.m: must be < 2^31 with candidates: with_replacement, got %d", key, s.M)

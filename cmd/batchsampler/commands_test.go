@@ -247,9 +247,9 @@ func TestBatchesErrors(t *testing.T) {
 	nan := sampler.Embeddings{N: e.N, D: e.D, Data: slices.Clone(e.Data)}
 	nan.Data[5*8+3] = float32(nanValue())
 	nanPath := writeTemp(t, dir, "nan.npy", npyBytes(t, nan))
-	ints := writeTemp(t, dir, "ints.npy", func() []byte {
+	vec := writeTemp(t, dir, "vec.npy", func() []byte {
 		var b bytes.Buffer
-		npy.WriteInt64s(&b, []int{4}, []int64{1, 2, 3, 4})
+		npy.WriteFloat32s(&b, []int{4}, []float32{1, 2, 3, 4})
 		return b.Bytes()
 	}())
 	g := filepath.Join(dir, "g.npy")
@@ -268,16 +268,16 @@ func TestBatchesErrors(t *testing.T) {
 		{"no out", []string{"-emb", emb}, "-out is required"},
 		{"both inputs", []string{"-emb", emb, "-graph", g, "-out", out}, "not both"},
 		{"no input", []string{"-alpha", "0.2", "-out", out}, "N is not known"},
-		{"linear alpha without T", []string{"-emb", emb, "-out", out}, "give -total-steps or -epochs"},
+		{"linear alpha without T", []string{"-emb", emb, "-out", out}, "-alpha 0.2:0.05 (the default) decays α linearly over the T training steps, and T is not given: give -total-steps T or -epochs E"},
 		{"nan row", []string{"-emb", nanPath, "-alpha", "0.2", "-out", out}, "row 5 column 3 is NaN"},
-		{"1-D", []string{"-emb", ints, "-alpha", "0.2", "-out", out}, "shape (4,): want a 2-D array"},
+		{"1-D", []string{"-emb", vec, "-alpha", "0.2", "-out", out}, "shape (4,): want a 2-D array"},
 		{"shard as graph", []string{"-graph", shard, "-m", "40", "-k", "5", "-alpha", "0.2", "-out", out}, "merge the shards first"},
 		{"graph K", []string{"-graph", g, "-b", "20", "-k", "6", "-alpha", "0.2", "-out", out}, "want K = 6"},
 		{"refresh due", []string{"-m", "40", "-k", "5", "-b", "20", "-alpha", "0.2", "-refresh-every", "5", "-state", state, "-out", out}, "refresh due before step 5: give -emb"},
 		{"state mismatch", []string{"-emb", emb, "-m", "41", "-k", "5", "-alpha", "0.2", "-refresh-every", "5", "-state", state, "-out", out}, "-m 41 differs from"},
 		{"damaged state", []string{"-emb", emb, "-alpha", "0.2", "-state", damaged, "-out", out}, "checksum mismatch"},
 		{"bad alpha", []string{"-emb", emb, "-alpha", "x", "-out", out}, `-alpha "x"`},
-		{"alpha range", []string{"-emb", emb, "-alpha", "1.5", "-out", out}, "alpha.start: must be in [0, 1]"},
+		{"alpha range", []string{"-emb", emb, "-alpha", "1.5", "-out", out}, "-alpha (start): must be in [0, 1]"},
 		{"b > n", []string{"-emb", emb, "-alpha", "0.2", "-b", "500", "-out", out}, "want 2 ≤ B ≤ N"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -178,8 +178,38 @@ func (f *samplerFlags) config() (jobConfig, error) {
 		spec.Clusters = *f.clusters
 	}
 	cfg := jobConfig{Spec: spec, B: *f.b, Seed: *f.seed, TotalSteps: *f.total, Epochs: *f.epochs}
-	return cfg, cfg.check(key)
+	err := cfg.check(key)
+	if err != nil && *f.specFile == "" {
+		err = errors.New(flagNames(err.Error(), !set["alpha"]))
+	}
+	return cfg, err
 }
+
+// specFlags maps the keys of a sampler entry to the flags that set them,
+// longest key first (alpha.start before alpha).
+var specFlags = []struct{ key, flag string }{
+	{"alpha.start", "-alpha (start)"}, {"alpha.end", "-alpha (end)"},
+	{"max_walk_steps", "-max-walk-steps"}, {"refresh_every", "-refresh-every"},
+	{"graph", "-graph-kind"}, {"alpha", "-alpha"}, {"kind", "-kind"}, {"walk", "-walk"},
+	{"m", "-m"}, {"k", "-k"},
+}
+
+// flagNames rewrites a message about the sampler entry the flags made
+// (keys "sampler.m", "sampler.walk", ...) in the flags' names, and says
+// when -alpha was left at its default.
+func flagNames(msg string, defaultAlpha bool) string {
+	for _, sf := range specFlags {
+		key := "sampler." + sf.key
+		if sf.key == "alpha" && defaultAlpha {
+			msg = strings.ReplaceAll(msg, key+" "+defaultAlphaFlag, "-alpha "+defaultAlphaFlag+" (the default)")
+		}
+		msg = strings.ReplaceAll(msg, key, sf.flag)
+	}
+	return msg
+}
+
+// defaultAlphaFlag is how messages quote the default -alpha.
+const defaultAlphaFlag = defaultAlpha
 
 // check validates the configuration; key names the spec in errors.
 func (c jobConfig) check(key string) error {
@@ -203,7 +233,7 @@ func (c jobConfig) check(key string) error {
 		return errors.New("give -total-steps or -epochs, not both")
 	}
 	if s.Kind == sampler.KindBatchSampler && !s.Alpha.Constant && s.Alpha.Start != s.Alpha.End && c.TotalSteps == 0 && c.Epochs == 0 {
-		return fmt.Errorf("%s.alpha: the linear schedule %s runs over the training steps: give -total-steps or -epochs (or a constant -alpha)", key, alphaString(s.Alpha))
+		return fmt.Errorf("%s.alpha %s decays α linearly over the T training steps, and T is not given: give -total-steps T or -epochs E (or a constant α, e.g. -alpha 0.2)", key, alphaString(s.Alpha))
 	}
 	return nil
 }
