@@ -229,7 +229,7 @@ func drawCurves(path, dataset string, blocks []string, curves []Curve, floor *fl
 		}
 		panels = append(panels, p)
 	}
-	const panelW, h, legendW = 3.6 * vg.Inch, 3.4 * vg.Inch, 1.45 * vg.Inch
+	const panelW, h, legendW = 3.6 * vg.Inch, 3.4 * vg.Inch, 1.7 * vg.Inch
 	w := panelW*vg.Length(len(panels)) + legendW
 	img := vgimg.NewWith(vgimg.UseWH(w, h+0.35*vg.Inch), vgimg.UseDPI(96))
 	dc := draw.New(img)
