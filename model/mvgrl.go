@@ -39,6 +39,11 @@ type ViewBatch struct {
 	Views [2]*ops.WeightedCSR
 	// Pool is the NumGraphs×NumNodes sum-pooling matrix.
 	Pool *ops.CSR
+	// OneHot, when not nil, says that row i of X is the one-hot vector of
+	// column OneHot[i] (one-hot node labels or degrees): the first GCN
+	// layers then take rows of their weights instead of multiplying
+	// (ops.OneHotLinear).
+	OneHot []int32
 }
 
 // PackViews packs graphs and their two propagation matrices (views[v][i]
@@ -90,6 +95,7 @@ func PackViews(graphs []*data.Graph, views [2][]data.SparseMatrix) (*ViewBatch, 
 	for _, g := range graphs {
 		b.X = append(b.X, g.X...)
 	}
+	b.OneHot = oneHotColumns(b.X, b.NumNodes, b.FeatDim)
 	for v := range views {
 		rowPtr := make([]int32, 0, b.NumNodes+1)
 		rowPtr = append(rowPtr, 0)
@@ -121,6 +127,29 @@ func PackViews(graphs []*data.Graph, views [2][]data.SparseMatrix) (*ViewBatch, 
 	}
 	b.Pool = pool
 	return b, nil
+}
+
+// oneHotColumns returns the column of the 1 of every row of the n×d matrix
+// x if every row is a one-hot vector (one 1, zeros elsewhere), else nil.
+func oneHotColumns(x []float32, n, d int) []int32 {
+	hot := make([]int32, n)
+	for i := range n {
+		c := -1
+		for j, v := range x[i*d : (i+1)*d] {
+			switch {
+			case v == 0:
+			case v == 1 && c < 0:
+				c = j
+			default:
+				return nil
+			}
+		}
+		if c < 0 {
+			return nil
+		}
+		hot[i] = int32(c)
+	}
+	return hot
 }
 
 // MVGRLConfig sizes an MVGRL model.
@@ -225,8 +254,12 @@ func (b *MVGRLBound) Forward(batch *ViewBatch) (MVGRLOutputs, error) {
 	x := gorgonia.NewMatrix(b.g, dt, gorgonia.WithShape(batch.NumNodes, batch.FeatDim),
 		gorgonia.WithName(fmt.Sprintf("mvgrl.%d.x", b.n)), gorgonia.WithValue(xv))
 	b.n++
+	var hot []int32 // one-hot input: OneHotLinear where it gives Linear's bits
+	if dt == tensor.Float32 && ops.OneHotMatchesLinear() {
+		hot = batch.OneHot
+	}
 	for v := range 2 {
-		nodes, graphs, err := b.enc[v].Encode(x, batch.Views[v], batch.Pool)
+		nodes, graphs, err := b.enc[v].EncodeOneHot(x, hot, batch.Views[v], batch.Pool)
 		if err != nil {
 			return out, fmt.Errorf("mvgrl: view %d: %w", v+1, err)
 		}
