@@ -68,10 +68,8 @@ func PackViews(graphs []*data.Graph, views [2][]data.SparseMatrix) (*ViewBatch, 
 		} else if g.FeatDim != b.FeatDim {
 			return nil, fmt.Errorf("pack views: graph %d has FeatDim %d, graph 0 has %d", i, g.FeatDim, b.FeatDim)
 		}
-		for k, v := range g.X {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, fmt.Errorf("pack views: graph %d feature %d is %v", i, k, v)
-			}
+		if k := nonFinite(g.X); k >= 0 {
+			return nil, fmt.Errorf("pack views: graph %d feature %d is %v", i, k, g.X[k])
 		}
 		for v := range views {
 			if len(views[v]) != len(graphs) {
@@ -127,6 +125,18 @@ func PackViews(graphs []*data.Graph, views [2][]data.SparseMatrix) (*ViewBatch, 
 	}
 	b.Pool = pool
 	return b, nil
+}
+
+// nonFinite returns the index of the first NaN or infinite value of x, or
+// −1 (from the exponent bits: the features of a batch are checked at
+// every step).
+func nonFinite(x []float32) int {
+	for k, v := range x {
+		if math.Float32bits(v)&0x7f800000 == 0x7f800000 {
+			return k
+		}
+	}
+	return -1
 }
 
 // oneHotColumns returns the column of the 1 of every row of the n×d matrix
