@@ -20,4 +20,11 @@
 // monitor of InstDis and the SimCLR repositories (KNNAccuracy: cosine top-k,
 // k = 200, votes exp(sim/0.1)), cheap enough to log every epoch thanks to
 // blocked float32 GEMMs and a streaming top-k heap.
+//
+// Why written by hand: no Go package implements LIBSVM's solver, and
+// GraphCL's protocol is scikit-learn's SVC and GridSearchCV; the port gives
+// scikit-learn's fits and accuracies (the fixture above), and its hot loops
+// (the two SMO loops, the RBF kernel's exp, kernel rows and gathers) are
+// AVX-512 kernels tested bit for bit against the scalar code.
+// docs/dependencies.md lists every hand-written part of the module.
 package eval

@@ -1,20 +1,3 @@
-// Package model holds the graph encoder of batchsampler-go: GraphCL's GIN
-// (graph isomorphism network) on Gorgonia, its projection head, a pure-Go
-// evaluation-mode forward for embedding whole datasets, and PyTorch's Adam.
-//
-// Architecture (GraphCL's TU setting): Layers GIN layers of width Hidden,
-// layer ℓ computing h' = BN(ReLU(MLP_ℓ(h_v + Σ_{u∈N(v)} h_u))) with
-// MLP = Linear → ReLU → Linear and BatchNorm as PyTorch's BatchNorm1d; the
-// graph embedding concatenates the sum-pooled node outputs of every layer
-// (Layers·Hidden values); the projection head is Linear → ReLU → Linear.
-//
-// A training step binds the parameters into a Gorgonia graph, encodes both
-// views through the same [Bound], differentiates, reads [Bound.Grads],
-// steps [Adam] and folds the batch statistics into the BatchNorm running
-// buffers with [Bound.CommitStats] (see the package example).
-//
-// MVGRL's model (gcn.go, mvgrl.go) pairs two [GCN] encoders, one per view
-// of a [ViewBatch], with two [ShortcutMLP] heads: see [MVGRL].
 package model
 
 import (

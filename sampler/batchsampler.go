@@ -362,6 +362,16 @@ func (s *BatchSampler) SetGraph(g *Graph) error {
 	return nil
 }
 
+// SetWalkTrace installs f (nil removes it) to hear every step of the walks
+// that the following calls of Next take, as WalkOptions.Trace hears those of
+// Walk, fallback jumps to the next uncovered start node included. Batches
+// that are not walks (Uniform batches before the first graph or during a
+// shuffled warmup epoch, the rest batch of a covering epoch) report
+// nothing. Tracing consumes no randomness: a traced sampler hands out the
+// batches of an untraced one. For teaching pictures (cmd/samplerdemo) and
+// tests; the trace is not part of the saved state.
+func (s *BatchSampler) SetWalkTrace(f func(WalkStep)) { s.w.trace = f }
+
 // Next returns the next batch: a walk on the graph (Uniform before the first
 // Refresh). The slice is owned by the caller.
 //

@@ -112,6 +112,38 @@ func PairCosines(batch []int, e Embeddings) []float64 {
 	return out
 }
 
+// HardNegativeRatio returns the share of the unordered pairs {i, j} of the
+// batch whose instances have different labels and a cosine similarity of
+// at least threshold: hard true negatives, the negatives that teach a
+// contrastive loss the most (FalseNegativeRatio counts the same-label
+// pairs, whatever their cosine). It is 0 for batches of fewer than two
+// instances and NaN if an index is outside labels or e.
+func HardNegativeRatio(batch []int, labels []int, e Embeddings, threshold float64) float64 {
+	n := len(batch)
+	if n < 2 {
+		return 0
+	}
+	for _, v := range batch {
+		if v < 0 || v >= len(labels) {
+			return math.NaN()
+		}
+	}
+	cs := PairCosines(batch, e)
+	if cs == nil {
+		return math.NaN()
+	}
+	hard, p := 0, 0
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			if labels[batch[i]] != labels[batch[j]] && cs[p] >= threshold {
+				hard++
+			}
+			p++
+		}
+	}
+	return float64(hard) / float64(len(cs))
+}
+
 // CosineHistogram returns the share of the batch's unordered pairs whose
 // cosine similarity falls in each of bins equal bins over [−1, 1] (the last
 // bin includes 1). It returns nil for bins < 1, an index outside e, or a batch

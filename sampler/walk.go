@@ -44,7 +44,7 @@ type walker struct {
 	strides []int32    // strides coprime to K (DFS visiting orders)
 	strideK int32
 
-	trace func(WalkStep) // optional step reporter (RWR/RW), see WalkOptions
+	trace func(WalkStep) // optional step reporter, see WalkOptions
 
 	// The RWR/RW block being walked (see rwr): its draws, the neighbour
 	// index each draw picks, the node each of its steps reaches, and the
@@ -102,18 +102,28 @@ type WalkOptions struct {
 	B        int     // number of distinct nodes to collect (clamped to N)
 	Alpha    float64 // restart probability α of WalkRWR, in [0, 1]
 	MaxSteps int     // steps from one start node before falling back; 0 means 100·B
-	// Trace, when set, is called for every step of an RWR or RW walk (BFS
-	// and DFS report nothing): for teaching pictures and for tests.
+	// Trace, when set, is called for every step of the walk (see
+	// WalkStep): for teaching pictures and for tests. It consumes no
+	// randomness: a traced walk returns the batch of an untraced one.
 	Trace func(WalkStep)
 }
 
-// WalkStep is one step of an RWR/RW walk, as reported to WalkOptions.Trace.
+// WalkStep is one step of a walk, as reported to WalkOptions.Trace (and
+// BatchSampler.SetWalkTrace).
+//
+// RWR and RW: one step per edge followed (and per fallback jump). BFS: one
+// step per out-neighbour examined, From being the node whose row is
+// expanded (its unvisited neighbours join the batch in the order examined).
+// DFS: one step per out-neighbour tried, From being the node on top of the
+// stack; backtracking is not a step. BFS and DFS never restart.
 type WalkStep struct {
 	From, To int
 	// Restart: the walker first went back to the restart node u (From is u).
 	Restart bool
 	// Jump: the fallback continued from a new start node To (no edge taken);
-	// To becomes the restart node.
+	// To becomes the restart node (RWR) or the new root (BFS, DFS). From
+	// is the node the walk was at (RWR, RW) or the last node expanded or
+	// tried from (BFS, DFS; the previous root if none).
 	Jump bool
 	// New: To joined the batch at this step.
 	New bool
@@ -389,24 +399,34 @@ func (w *walker) shuffled(v int32, src *rand.PCG) []int32 {
 func (w *walker) bfs(start int32, b, maxSteps int, src *rand.PCG, next func() int32) {
 	q := append(w.queue[:0], start)
 	head, steps := 0, 0
+	last := start // the last node expanded (for the trace)
 	for len(w.out) < b {
 		if head == len(q) || steps >= maxSteps {
 			u := next()
 			w.add(u)
+			if w.trace != nil {
+				w.trace(WalkStep{From: int(last), To: int(u), Jump: true, New: true})
+			}
 			q = append(q[:0], u)
 			head, steps = 0, 0
+			last = u
 			continue
 		}
 		v := q[head]
 		head++
 		steps++
+		last = v
 		for _, x := range w.shuffled(v, src) {
-			if !w.has(x) {
+			isNew := !w.has(x)
+			if isNew {
 				w.add(x)
 				q = append(q, x)
-				if len(w.out) == b {
-					break
-				}
+			}
+			if w.trace != nil {
+				w.trace(WalkStep{From: int(v), To: int(x), New: isNew})
+			}
+			if isNew && len(w.out) == b {
+				break
 			}
 		}
 	}
@@ -442,12 +462,17 @@ func (w *walker) dfs(start int32, b, maxSteps int, src *rand.PCG, next func() in
 	}
 	st := append(w.frames[:0], frame(start)) // start is already in the batch
 	steps := 0
+	last := start // the last node tried from (for the trace)
 	for len(w.out) < b {
 		if len(st) == 0 || steps >= maxSteps {
 			u := next()
 			w.add(u)
+			if w.trace != nil {
+				w.trace(WalkStep{From: int(last), To: int(u), Jump: true, New: true})
+			}
 			st = append(st[:0], frame(u))
 			steps = 0
+			last = u
 			continue
 		}
 		f := &st[len(st)-1]
@@ -458,7 +483,12 @@ func (w *walker) dfs(start int32, b, maxSteps int, src *rand.PCG, next func() in
 		steps++
 		x := w.g.Adj[int(f.v)*int(k)+int((f.off+f.i*f.stride)%k)]
 		f.i++
-		if !w.has(x) {
+		last = f.v
+		isNew := !w.has(x)
+		if w.trace != nil {
+			w.trace(WalkStep{From: int(f.v), To: int(x), New: isNew})
+		}
+		if isNew {
 			w.add(x)
 			st = append(st, frame(x))
 		}

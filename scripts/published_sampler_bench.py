@@ -1,6 +1,6 @@
 """The published BatchSampler code's approach (THUDM/BatchSampler main.py, as
 summarised in ../shared/notes/reference-implementations.md), timed on CPU for
-the README's side-by-side with cmd/batchsampler:
+the side-by-side with cmd/batchsampler in docs/sampler-service.md:
 
   graph: for every instance, M candidates drawn uniformly with replacement,
          scored by exp(cos/τ) with torch on CPU, top-K kept (torch.topk);

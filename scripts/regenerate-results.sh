@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Regenerates the recorded runs behind the README's tables into results/NAME
+# Regenerates the recorded runs behind docs/results.md into results/NAME
 # (config.yaml, provenance.json, results.json, results.md, plots/; the large
 # metrics.jsonl, checkpoints and embeddings are left in $WORK).
 #   scripts/regenerate-results.sh graphs|mvgrl|published|text|vision|fashion|table-graphs|table-text|table-vision|sweeps [NAME...]|all
 # Runs one experiment at a time; a finished one is not run again (delete
-# results/NAME to redo it). Long: see the README for the time of each table.
+# results/NAME to redo it). Long: see docs/reproducing.md for the time of each table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${WORK:-runs/regenerate}
@@ -95,8 +95,12 @@ table_text() { # the whole text table (cmd/table -modality text); resumable, cop
 table_vision() { # the image table (cmd/table -modality image): every block on the CIFAR-10 subset, SimCLR and DCL on the full Fashion-MNIST; resumable, copies what is finished
   go build -buildvcs=true -o "$WORK/table-vision-cmd" ./cmd/table
   local status=0 t="$WORK/table-vision-cmd"
-  "$t" -modality image -datasets cifar10 -out "$WORK/table-vision" >/dev/null || status=$?
-  [ $status -ne 0 ] || "$t" -modality image -datasets fashion-mnist -methods simclr,dcl -out "$WORK/table-vision" >/dev/null || status=$?
+  # cheapest first, the full-size SimCLR block (the question where N >> B) before the rest
+  local step
+  for step in "cifar10 simclr,dcl,hcl" "fashion-mnist simclr" "cifar10 mocov3" "fashion-mnist dcl"; do
+    set -- $step
+    [ $status -ne 0 ] || "$t" -modality image -datasets "$1" -methods "$2" -out "$WORK/table-vision" >/dev/null || status=$?
+  done
   "$t" -modality image -datasets cifar10,fashion-mnist -assemble -out "$WORK/table-vision" >/dev/null || true
   mkdir -p results/table-vision
   cp "$WORK/table-vision"/table.{md,json} results/table-vision/ 2>/dev/null || true
@@ -120,7 +124,7 @@ sweep() { # NAME: configs/NAME.yaml's sweep (cmd/train); resumable, copies what 
   copy_cells "$name" "$WORK/$name"/baseline "$WORK/$name"/baseline/*/ "$WORK/$name"/points/*/
   return $status
 }
-sweeps() { # [NAME...]: the sensitivity sweeps (configs/sweep-*.yaml; default all, cheapest first); long: see the README's "Sweeps"
+sweeps() { # [NAME...]: the sensitivity sweeps (configs/sweep-*.yaml; default all, cheapest first); long: see docs/reproducing.md, "Sweeps"
   local names=("$@")
   if [ ${#names[@]} -eq 0 ]; then
     names=(sweep-t-imdb-b sweep-published-switches-imdb-b sweep-b-imdb-b sweep-m-alpha-imdb-b

@@ -43,13 +43,13 @@ func Run(ctx context.Context, p *Plan, opt RunOptions) (*Result, error) {
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
-	if err := checkChanged(p, opt); err != nil {
+	cells := p.Cells()
+	if err := checkChanged(p, cells, opt); err != nil {
 		return nil, err
 	}
 	if err := writeBase(p, opt.Dir); err != nil {
 		return nil, err
 	}
-	cells := p.Cells()
 	sts, err := table.RunCells(ctx, cells, table.RunOptions{Dir: opt.Dir, Log: opt.Log, ObserverFor: opt.ObserverFor, Parallel: opt.Parallel})
 	if err != nil {
 		sts = append(sts, table.ReadCells(cells[len(sts):], opt.Dir)...)
@@ -64,6 +64,28 @@ func Run(ctx context.Context, p *Plan, opt RunOptions) (*Result, error) {
 	return r, err
 }
 
+// RunShard runs task shard of an array job over the sweep's cells (the
+// cells k with k mod N = I, table.Shard) in opt.Dir and writes no
+// sweep.md: Read (cmd/train -assemble) assembles it once every task is
+// done. Many tasks may share opt.Dir: table.RunCells runs each cell under
+// its lock and skips a cell another process holds (Busy); a task that
+// crashed leaves its lock free, so resubmitted it takes its cells over
+// and resumes them. -rerun (opt.Rerun) moves aside only the shard's own
+// changed cells.
+func RunShard(ctx context.Context, p *Plan, shard table.Shard, opt RunOptions) ([]table.CellStatus, error) {
+	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	cells := shard.Select(p.Cells())
+	if err := checkChanged(p, cells, opt); err != nil {
+		return nil, err
+	}
+	if err := writeBase(p, opt.Dir); err != nil {
+		return nil, err
+	}
+	return table.RunCells(ctx, cells, table.RunOptions{Dir: opt.Dir, Log: opt.Log, ObserverFor: opt.ObserverFor, Parallel: opt.Parallel})
+}
+
 // Read assembles the cells finished so far in dir without running
 // anything.
 func Read(p *Plan, dir string) *Result {
@@ -72,9 +94,9 @@ func Read(p *Plan, dir string) *Result {
 
 // checkChanged finds the cells whose directory holds a run of another
 // config: an error listing them, or with opt.Rerun, moves them aside.
-func checkChanged(p *Plan, opt RunOptions) error {
+func checkChanged(p *Plan, cells []table.Cell, opt RunOptions) error {
 	var changed []string
-	for _, st := range table.ReadCells(p.Cells(), opt.Dir) {
+	for _, st := range table.ReadCells(cells, opt.Dir) {
 		if errors.Is(st.Err, table.ErrConfigChanged) {
 			changed = append(changed, st.Dir)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -203,7 +204,7 @@ func TestExpandErrors(t *testing.T) {
 		{"wrong type", axis("samplers[1].m", "[20, abc]"),
 			[]string{"x.yaml: sweep.axes[0].values[1] (line 18): axis m, value abc: -set samplers[1].m=abc: expected an integer, got \"abc\""}},
 		{"invalid value", axis("samplers[1].m", "[20, 5]"),
-			[]string{"sweep.axes[0].values[1] (line 18): axis m, value 5: invalid config:", "samplers[1].m (-set samplers[1].m=5): must be >= k (10), got 5"}},
+			[]string{"sweep.axes[0].values[1] (line 18): axis m, value 5: invalid config:", "samplers[1].m (-set samplers[1].m=5): must be >= samplers[1].k = 10, got 5"}},
 		{"mapping value", axis("samplers[1].alpha", "[{schedule: bogus}]"),
 			[]string{"sweep.axes[0].values[0] (line 18): axis alpha, value {schedule: bogus}", `samplers[1].alpha.schedule (-set samplers[1].alpha={schedule: bogus}): "bogus" is not allowed`}},
 		{"unknown key", axis("samplers[1].mm", "[20]"),
@@ -504,5 +505,65 @@ func TestShippedSweepsExpand(t *testing.T) {
 		if len(p.Points) < 4 {
 			t.Errorf("%s: %d points", f, len(p.Points))
 		}
+	}
+}
+
+// TestRunShards: the tasks of an array job (RunShard 0/2 and 1/2, each
+// twice, at once, on one directory) start every cell exactly once and
+// write no sweep.md; Read then gives the sweep of one process, bit for
+// bit (sweep.md before its compute section).
+func TestRunShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 12 tiny runs")
+	}
+	cfg := tiny + `sweep:
+  baseline: uniform
+  axes:
+    - key: samplers[1].m
+      values: [20, 30]
+`
+	p, err := Expand([]byte(cfg), "tiny.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, sharded := t.TempDir(), t.TempDir()
+	want, err := Run(context.Background(), p, RunOptions{Dir: one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var log []string
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i, s := range []table.Shard{{I: 0, N: 2}, {I: 1, N: 2}, {I: 0, N: 2}, {I: 1, N: 2}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = RunShard(context.Background(), p, s, RunOptions{Dir: sharded, Log: func(m string) {
+				mu.Lock()
+				log = append(log, m)
+				mu.Unlock()
+			}})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("task %d: %v", i, err)
+		}
+	}
+	joined := strings.Join(log, "\n")
+	for _, cell := range []string{"tiny/baseline", "tiny/m=20", "tiny/m=30"} {
+		if n := strings.Count(joined, cell+": starting"); n != 1 {
+			t.Errorf("cell %s started %d times, want once:\n%s", cell, n, joined)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sharded, "sweep.md")); !os.IsNotExist(err) {
+		t.Fatalf("a shard wrote sweep.md (%v)", err)
+	}
+	cut := func(s string) string { s, _, _ = strings.Cut(s, "### Compute"); return s }
+	got := Read(p, sharded)
+	if len(got.Failed) > 0 || cut(got.Markdown()) != cut(want.Markdown()) {
+		t.Fatalf("the sharded sweep (failed %v):\n%s\ndiffers from one process's:\n%s", got.Failed, got.Markdown(), want.Markdown())
 	}
 }

@@ -175,6 +175,9 @@ type CellStatus struct {
 	Ran bool
 	// Wall is the time this process spent on the cell.
 	Wall time.Duration
+	// Busy is true when another process holds the cell's lock (Err wraps
+	// ErrCellBusy): it runs the cell, this one skipped it.
+	Busy bool
 }
 
 // RunOptions says where a table runs and who watches.
@@ -202,6 +205,13 @@ var ErrConfigChanged = errors.New("the cell's directory holds a run of another c
 // again; an interrupted one resumes from its checkpoints. A cell that fails
 // is reported in its status and the others go on; a cancelled ctx stops the
 // table with train.ErrInterrupted (run the same command again to continue).
+//
+// Many processes may run cells of one table directory at once (the tasks
+// of an array job, each with its Shard of the cells, on a shared file
+// system): each cell is run under its lock (lockCell, DIR/DATASET/
+// BLOCK.lock), a cell another process holds is skipped (Busy), and the
+// lock of a task that crashed is free again, so a resubmitted task takes
+// its cells over and resumes them.
 func RunCells(ctx context.Context, cells []Cell, opt RunOptions) ([]CellStatus, error) {
 	logf := func(format string, a ...any) {
 		if opt.Log != nil {
@@ -213,9 +223,21 @@ func RunCells(ctx context.Context, cells []Cell, opt RunOptions) ([]CellStatus, 
 		st := CellStatus{Cell: c}
 		dir := filepath.Join(opt.Dir, c.Dir)
 		start := time.Now()
-		res, ran, err := runCell(ctx, c, dir, opt, func(what string) {
-			logf("cell %d/%d %s/%s: %s", i+1, len(cells), c.Dataset, c.Block, what)
-		})
+		unlock, err := lockCell(dir)
+		if errors.Is(err, ErrCellBusy) {
+			st.Err, st.Busy = err, true
+			logf("cell %d/%d %s/%s: skipped, %v", i+1, len(cells), c.Dataset, c.Block, err)
+			out = append(out, st)
+			continue
+		}
+		var res *train.Results
+		var ran bool
+		if err == nil {
+			res, ran, err = runCell(ctx, c, dir, opt, func(what string) {
+				logf("cell %d/%d %s/%s: %s", i+1, len(cells), c.Dataset, c.Block, what)
+			})
+			unlock()
+		}
 		st.Results, st.Ran, st.Wall = res, ran, time.Since(start)
 		if err != nil {
 			if errors.Is(err, train.ErrInterrupted) || ctx.Err() != nil {

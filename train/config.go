@@ -1,16 +1,3 @@
-// Package train pairs data, a contrastive method and an evaluation protocol
-// (method.go: graphs, images and text; GraphCL, SimCLR, SimCSE; SVM
-// cross-validation, linear probe, STS), runs the training loop with its
-// named hooks (loop.go, hooks.go), checkpoints, and writes the run
-// directory: config.yaml, provenance.json, metrics.jsonl, metrics.csv,
-// results.json, results.md and plots/. Evaluate scores a finished run
-// directory again and Embed writes a trained encoder's embeddings of any
-// dataset of its modality.
-//
-// A method, a dataset kind or an evaluation protocol is added by a file
-// with a type implementing Method, Dataset or Protocol and one
-// RegisterMethod, RegisterData or RegisterProtocol call; the loop needs no
-// edit (see the README's "How it fits together").
 package train
 
 import (
@@ -20,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -38,8 +26,9 @@ type Config struct {
 	Name string `yaml:"name"`
 	// Modality is the kind of data: graph, image or text.
 	Modality string `yaml:"modality"`
-	// Method is the contrastive method (graphcl, simclr, simcse, ...);
-	// empty: the modality's default.
+	// Method is the contrastive method: graphcl or mvgrl (graph), simclr
+	// or mocov3 (image), simcse (text); empty: the modality's default
+	// (graphcl, simclr, simcse).
 	Method  string        `yaml:"method"`
 	Data    DataConfig    `yaml:"data"`
 	Model   ModelConfig   `yaml:"model"`
@@ -66,14 +55,20 @@ type Config struct {
 
 // DataConfig says where the dataset comes from.
 type DataConfig struct {
-	// Source is "tu" (TU Dortmund files), "gin" (GIN/DGCNN text format) or
-	// "synthetic" (generated from the seed).
+	// Source is where the modality's data comes from. Graphs: "tu" (TU
+	// Dortmund files), "gin" (GIN/DGCNN text format) or "synthetic"
+	// (generated from the seed). Images: "cifar10", "cifar100" (fine
+	// labels), "cifar100-coarse", "idx" (MNIST, Fashion-MNIST), "stl10",
+	// "folder" (torchvision's ImageFolder layout) or "synthetic". Text:
+	// "corpus" (see Text).
 	Source string `yaml:"source"`
 	// Name is the dataset name (TU: the NAME of NAME_A.txt).
 	Name string `yaml:"name"`
 	// Root is the data root; "" means data.DefaultRoot() (see DataRoot).
 	Root string `yaml:"root"`
-	// Path is the TU directory or the GIN file, relative to Root unless absolute.
+	// Path is the dataset's directory or file (a TU directory, a GIN file,
+	// a CIFAR, STL-10 or IDX directory, an image folder), relative to Root
+	// unless absolute.
 	Path string `yaml:"path"`
 	// Features selects node features: auto, auto-degree, labels, attributes,
 	// labels+attributes, constant, degree.
@@ -138,7 +133,9 @@ type SyntheticConfig struct {
 
 // ModelConfig describes the encoder.
 type ModelConfig struct {
-	// Kind is "gin" for graphs, "mlp" for text (embedding bag → MLP).
+	// Kind is the encoder, one per method: "gin" (graphcl), "gcn"
+	// (mvgrl's two GCN encoders), "resnet" (simclr, mocov3) or "mlp"
+	// (simcse: embedding bag → residual MLP).
 	Kind    string `yaml:"kind"`
 	Hidden  int    `yaml:"hidden"`
 	Layers  int    `yaml:"layers"`
@@ -238,8 +235,11 @@ type TrainConfig struct {
 
 // EvalConfig chooses the evaluation protocol.
 type EvalConfig struct {
-	// Kind is "svm" (GraphCL's SVC with inner grid search in k-fold CV)
-	// or "sts" (STS-B Spearman of cosine similarities, text).
+	// Kind is the protocol, by modality: "svm" (graphs: GraphCL's SVC with
+	// inner grid search in k-fold CV), "linear_probe" or "knn" (images: a
+	// logistic-regression probe or the weighted kNN monitor on frozen
+	// features), "sts" (text: Spearman of cosine similarities on STS-B and
+	// the SentEval STS tasks found).
 	Kind       string    `yaml:"kind"`
 	Folds      int       `yaml:"folds"`
 	InnerFolds int       `yaml:"inner_folds"`
@@ -311,6 +311,9 @@ func parseConfig(src []byte, name string, sets []string) (Config, error) {
 		return Config{}, err
 	}
 	if err := c.Validate(); err != nil {
+		if doc.Blank() {
+			return Config{}, fmt.Errorf("%s sets no key (the file is empty, or holds comments only): a config gives at least its modality and its data, as the files in configs/ do (cmd/train without -config runs the embedded demo)", name)
+		}
 		return Config{}, fmt.Errorf("%s: %s", name, locateKeys(err.Error(), doc))
 	}
 	return c, nil
@@ -318,7 +321,10 @@ func parseConfig(src []byte, name string, sets []string) (Config, error) {
 
 // locateKeys adds to every "key: message" line of a validation error where
 // the key's value came from: "train.batch_size (line 5): must be a positive
-// integer, got -5", or "(-set train.batch_size=-5)".
+// integer, got -5", or "(-set train.batch_size=-5)"; and to the other keys
+// the message names, when an override set them, so that a limit one key
+// puts on another blames the override that broke it: "samplers[1].m (line
+// 7): must be >= samplers[1].k (-set samplers[1].k=200) = 200, got 100".
 func locateKeys(msg string, doc *yamlcfg.Doc) string {
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
@@ -327,10 +333,21 @@ func locateKeys(msg string, doc *yamlcfg.Doc) string {
 		if !ok || strings.ContainsAny(key, " ,") {
 			continue
 		}
+		rest = keyPath.ReplaceAllStringFunc(rest, func(k string) string {
+			if loc := doc.Locate(k); strings.Contains(loc, "(-set ") {
+				return loc
+			}
+			return k
+		})
 		lines[i] = indent + doc.Locate(key) + ": " + rest
 	}
 	return strings.Join(lines, "\n")
 }
+
+// keyPath matches the key paths a validation message names
+// ("samplers[1].k", "data.text.sts_dir"): two or more lower-case names,
+// each with an optional list index, joined by dots.
+var keyPath = regexp.MustCompile(`\b[a-z_][a-z0-9_]*(?:\[[0-9]+\])?(?:\.[a-z_][a-z0-9_]*(?:\[[0-9]+\])?)+`)
 
 // SamplerList returns the samplers of the experiment (Uniform when none is given).
 func (c *Config) SamplerList() []sampler.Spec {
@@ -418,6 +435,9 @@ func (c *Config) Validate() error {
 			key = fmt.Sprintf("samplers[%d]", i)
 		}
 		add(s.Validate(key))
+		if (s.Kind == sampler.KindSpectral || s.Kind == sampler.KindOSGD) && s.Temperature == 0 && !(c.Loss.Temperature > 0) {
+			errs = append(errs, fmt.Sprintf("%s.temperature: kind %s scores at loss.temperature when it has none of its own, and loss.kind %s has none: set one", key, s.Kind, c.Loss.Kind))
+		}
 	}
 	if c.Train.Epochs < 0 {
 		errs = append(errs, fmt.Sprintf("train.epochs: must be >= 0 (0: evaluate the untrained encoder), got %d", c.Train.Epochs))

@@ -16,10 +16,12 @@ import (
 //     once per experiment by the modality's DataSpec (data_graph.go,
 //     data_image.go, data_text.go);
 //   - the method (`method:`): which networks exist, how two views of a batch
-//     are encoded and scored, and its per-step work (graphcl.go, simclr.go,
-//     simcse.go; a MethodSpec says which modalities it trains on);
+//     are encoded and scored, and its per-step work (graphcl.go, mvgrl.go,
+//     simclr.go, mocov3.go, simcse.go; a MethodSpec says which modalities
+//     it trains on);
 //   - the evaluation protocol (`eval.kind`): frozen embeddings in, a score out
-//     (protocol_svm.go, protocol_probe.go, protocol_sts.go).
+//     (protocol_svm.go: svm; protocol_probe.go: linear_probe, knn;
+//     protocol_sts.go: sts).
 //
 // The loop (loop.go) knows none of them: it asks the sampler for a batch,
 // the method for a step, the optimizer for an update, and runs its named
@@ -160,7 +162,7 @@ func RegisterData(name string, s DataSpec, method string) {
 
 // RegisterMethod makes a method available under `method: name`. Adding a
 // method is a file with a Method implementation and one RegisterMethod call
-// in its init function (see graphcl.go for the smallest one).
+// in its init function (see simcse.go for the smallest one).
 func RegisterMethod(name string, s MethodSpec) { methodSpecs[name] = s }
 
 func keys[V any](m map[string]V) []string {

@@ -9,22 +9,29 @@
 //	batchsampler graph   -emb E.npy -out G.npy [-m 1000 -k 100 -graph-kind proximity -seed 1 -build 1 -rows a:b -workers 0 -precision auto]
 //	batchsampler merge   -out G.npy SHARD.npy...
 //	batchsampler batches [sampler flags] (-emb E.npy | -graph G.npy | -n N) -state S.bin -out O.npy [-steps n]
-//	batchsampler serve   [sampler flags] [-addr 127.0.0.1:8470 -n N -keep 1024 -max-body 4GiB -state S.bin -stale wait]
+//	batchsampler serve   [sampler flags] [-addr 127.0.0.1:8470 -token-file F -n N -keep 1024 -max-body 4GiB -read-timeout 1m -state S.bin -stale wait]
 //
 // -h after a subcommand prints its flags (exit status 0).
 //
 // # Sampler flags (batches, serve)
 //
 //	-spec FILE          a YAML sampler entry, the schema of the training configs
-//	                    (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps);
+//	                    (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps,
+//	                    draw, keep, temperature, clusters);
 //	                    the flags below given on the command line override it
-//	-kind batchsampler  batchsampler, knn or uniform
+//	-kind batchsampler  batchsampler, knn or uniform, or a global batch sampler
+//	                    (gcbs, spectral, osgd, kmeans, antikmeans; see package sampler)
 //	-m 1000 -k 100      M candidates drawn, K neighbours kept per node
 //	-walk rwr           rwr, rw, bfs or dfs
 //	-graph-kind proximity  proximity (Algorithm 2) or knn (exact)
 //	-alpha 0.2:0.05     α: a number (constant) or start:end (linear over T)
 //	-refresh-every 0    t: a refresh before every step s with s mod t = 0 (0: before step 0 only)
 //	-max-walk-steps 0   cap on one walk's steps (0: 100·B)
+//	-draw 0 -q 0        spectral, osgd: k batches drawn per round; osgd: q kept of them (spec key keep)
+//	-temperature 0      spectral, osgd: τ of the affinity and of the loss score (required)
+//	-clusters 0         kmeans, antikmeans: C, the k-means clusters
+//	                    (m, k, walk, graph-kind, alpha, max-walk-steps apply to a global
+//	                    sampler only when given: -k is gcbs's neighbours per instance)
 //	-b 256              B, the global batch size (all ranks together)
 //	-seed 1             the sampler's seed
 //	-total-steps 0      T, the training steps the α schedule runs over
@@ -98,10 +105,21 @@
 //
 // # serve
 //
-// A long-lived HTTP server on a local address (no authentication: keep it
-// on loopback or a private network). Request and response bodies are .npy;
-// errors are JSON {"error": message, "code": code} with a 4xx status, and
-// the server keeps serving.
+// A long-lived HTTP server. Request and response bodies are .npy; errors
+// are JSON {"error": message, "code": code} with a 4xx status, and the
+// server keeps serving.
+//
+// Authentication: with a shared secret (-token-file FILE, or the
+// environment variable BATCHSAMPLER_TOKEN; at least 16 characters) every
+// request but GET /v1/health must send "Authorization: Bearer <secret>";
+// a missing or wrong one is answered 401 unauthorized and changes
+// nothing. The secret is compared in constant time (SHA-256 of both sides,
+// crypto/subtle) and never written to the log or the state file. A listen
+// address other than loopback (0.0.0.0, a host's address, ":8470") is
+// refused without a secret: the ranks of a multi-node job reach the server
+// over the network, and so could anyone else. The secret is not
+// encryption: on an untrusted network put the server behind TLS (a
+// reverse proxy, an SSH tunnel).
 //
 //	GET  /v1/health
 //	     {"status": "ok"}; never waits for a refresh in progress.
@@ -114,7 +132,12 @@
 //	     [⌊r·N/w⌋, ⌊(r+1)·N/w⌋) and the total n; the upload is complete when
 //	     every rank's shard arrived (a repeated rank replaces its shard). A
 //	     complete upload is used by the next due refresh, at once when the
-//	     next step is due (the response then carries build_seconds).
+//	     next step is due (the response then carries build_seconds). An
+//	     upload with another world size (or N) than the sharded upload in
+//	     progress is 409 world_mismatch, and the shards received are kept.
+//	DELETE /v1/refresh
+//	     Discards an unfinished sharded upload (after a job that sent part
+//	     of one is gone): {"discarded_ranks": [...], "world": w}.
 //	GET  /v1/batch?step=s[&rank=r&world=w]
 //	     The int64 .npy of rank r's contiguous slice [⌊r·L/w⌋, ⌊(r+1)·L/w⌋)
 //	     of the global batch of step s (L = its length, B in general): the
@@ -132,17 +155,22 @@
 //
 // Status codes: 400 malformed or truncated .npy (bad_npy), wrong dtype or
 // shape (bad_npy, bad_shape), NaN/Inf values (non_finite), rank outside
-// the world size (bad_rank), bad step or query (bad_step, bad_query); 409
-// N changed between refreshes (n_changed), refresh due (refresh_due); 410
-// step no longer kept (step_gone); 413 body over -max-body (too_large). A
-// client disconnecting mid-upload changes nothing.
+// the world size (bad_rank), bad step or query (bad_step, bad_query); 401
+// missing or wrong secret (unauthorized); 408 headers or body bytes not
+// arriving for -read-timeout (read_timeout); 409 N changed between
+// refreshes (n_changed), refresh due (refresh_due), ranks disagreeing on
+// the world size (world_mismatch); 410 step no longer kept (step_gone); 413
+// body over -max-body (too_large). A client disconnecting mid-upload, or
+// stalling, changes nothing.
 //
 // Serve flags besides the sampler flags:
 //
 //	-addr 127.0.0.1:8470  listen address (port 0: a free port; the address is printed)
+//	-token-file FILE      the shared secret (default $BATCHSAMPLER_TOKEN); required off loopback
 //	-n 0                  N before the first upload (required for kind uniform)
 //	-keep 1024            steps whose batches are kept for repeated requests
 //	-max-body 4GiB        request body limit
+//	-read-timeout 1m      longest pause in a request's headers or body before it is dropped (408)
 //	-state FILE           state file (see above)
 //	-stale wait           wait or reuse: what a due refresh without a new upload does
 //	-quiet                no log lines

@@ -31,6 +31,51 @@ type server struct {
 	statePath string
 	log       *log.Logger
 	started   time.Time
+	token     string // the shared secret ("" : none); never logged or saved
+	// readTimeout is the longest wait for the next bytes of a request's
+	// headers or body (serveOptions.readTimeout).
+	readTimeout time.Duration
+}
+
+// defaultReadTimeout is serve's -read-timeout.
+const defaultReadTimeout = time.Minute
+
+// stallBody is a request body whose every Read must bring bytes within d:
+// it moves the connection's read deadline d ahead before each Read, so an
+// upload of any length goes through as long as its bytes keep coming, and
+// one that stalls fails with a timeout (answered 408 by bodyError).
+type stallBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (b *stallBody) Read(p []byte) (int, error) {
+	b.rc.SetReadDeadline(time.Now().Add(b.d))
+	n, err := b.ReadCloser.Read(p)
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		err = fmt.Errorf("%w: no bytes of the body for %v", errBodyStalled, b.d)
+	case err == io.EOF:
+		// The whole body is in: no deadline while the handler works (a
+		// graph build may take minutes), else the server's watch for a
+		// closed connection would time out and cancel the request.
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// errBodyStalled is the error of a body that stopped arriving.
+var errBodyStalled = errors.New("the request body stopped arriving")
+
+// withReadTimeout gives every request body a stallBody.
+func (sv *server) withReadTimeout(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = &stallBody{ReadCloser: r.Body, rc: http.NewResponseController(w), d: sv.readTimeout}
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // routes returns the handler of the endpoints listed in the package doc.
@@ -39,12 +84,13 @@ func (sv *server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/health", sv.health)
 	mux.HandleFunc("GET /v1/info", sv.info)
 	mux.HandleFunc("POST /v1/refresh", sv.refresh)
+	mux.HandleFunc("DELETE /v1/refresh", sv.discardRefresh)
 	mux.HandleFunc("GET /v1/batch", sv.batch)
 	mux.HandleFunc("GET /v1/state", sv.getState)
 	mux.HandleFunc("PUT /v1/state", sv.putState)
 	mux.HandleFunc("POST /v1/state/save", sv.saveState)
 	allowed := map[string]string{
-		"/v1/health": "GET", "/v1/info": "GET", "/v1/refresh": "POST", "/v1/batch": "GET",
+		"/v1/health": "GET", "/v1/info": "GET", "/v1/refresh": "POST, DELETE", "/v1/batch": "GET",
 		"/v1/state": "GET, PUT", "/v1/state/save": "POST",
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -53,8 +99,11 @@ func (sv *server) routes() http.Handler {
 			writeError(w, newAPIError(http.StatusMethodNotAllowed, "bad_method", "%s %s: the method must be %s", r.Method, r.URL.Path, a))
 			return
 		}
-		writeError(w, newAPIError(http.StatusNotFound, "not_found", "no endpoint %s %s: see GET /v1/info, /v1/health, /v1/batch, POST /v1/refresh, GET|PUT /v1/state, POST /v1/state/save", r.Method, r.URL.Path))
+		writeError(w, newAPIError(http.StatusNotFound, "not_found", "no endpoint %s %s: see GET /v1/info, /v1/health, /v1/batch, POST|DELETE /v1/refresh, GET|PUT /v1/state, POST /v1/state/save", r.Method, r.URL.Path))
 	})
+	if sv.token != "" {
+		return newTokenAuth(sv.token, mux, sv.log.Printf)
+	}
 	return mux
 }
 
@@ -110,6 +159,8 @@ func (sv *server) bodyError(what string, err error) error {
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.Is(err, errBodyStalled):
+		return newAPIError(http.StatusRequestTimeout, "read_timeout", "%s: %v (-read-timeout); the upload is dropped, send it again", what, err)
 	case errors.As(err, &mbe), errors.Is(err, npy.ErrLimit):
 		return newAPIError(http.StatusRequestEntityTooLarge, "too_large", "%s: the body exceeds the limit of %d bytes (-max-body): %v", what, sv.maxBody, err)
 	}
@@ -151,6 +202,20 @@ func (sv *server) refresh(w http.ResponseWriter, r *http.Request) {
 		sv.log.Printf("refresh before step %d from %d×%d %s (%s) in %.2fs", *res.RefreshedStep, p.rows*max(world, 1), p.cols, p.kind(), p.from, res.BuildSeconds)
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// discardRefresh drops an unfinished sharded upload (DELETE /v1/refresh):
+// the way out of a world_mismatch left by a job that is gone.
+func (sv *server) discardRefresh(w http.ResponseWriter, r *http.Request) {
+	sv.mu.Lock()
+	world, received := sv.s.discardShards()
+	sv.mu.Unlock()
+	if received == nil {
+		received = []int{}
+	} else {
+		sv.log.Printf("DELETE /v1/refresh: discarded the shards of ranks %v of world %d", received, world)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"discarded_ranks": received, "world": world})
 }
 
 // rankOf reads the query parameters rank (default 0) and world (default
@@ -296,6 +361,7 @@ func (sv *server) saveState(w http.ResponseWriter, r *http.Request) {
 // parseBytes reads a size: an integer with an optional KiB, MiB, GiB, KB,
 // MB or GB suffix.
 func parseBytes(s string) (int64, error) {
+	given := s
 	units := []struct {
 		suffix string
 		mult   int64
@@ -309,7 +375,7 @@ func parseBytes(s string) (int64, error) {
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("%q: want a positive size such as 2GiB or 1048576", s)
+		return 0, fmt.Errorf("%q: want a positive size such as 2GiB or 1048576 (units KiB, MiB, GiB, KB, MB, GB, B)", given)
 	}
 	return v * mult, nil
 }
@@ -325,6 +391,10 @@ type serveOptions struct {
 	statePath string
 	reuse     bool
 	quiet     bool
+	token     string
+	// readTimeout drops a request whose headers or body bytes stop
+	// arriving for that long (0: defaultReadTimeout).
+	readTimeout time.Duration
 }
 
 // newServer builds the server: a fresh session, or the state file's when
@@ -333,7 +403,10 @@ func newServer(o serveOptions, logw io.Writer) (*server, error) {
 	if o.quiet {
 		logw = io.Discard
 	}
-	sv := &server{maxBody: o.maxBody, statePath: o.statePath, log: log.New(logw, "batchsampler serve: ", log.LstdFlags), started: time.Now()}
+	if o.readTimeout <= 0 {
+		o.readTimeout = defaultReadTimeout
+	}
+	sv := &server{maxBody: o.maxBody, statePath: o.statePath, log: log.New(logw, "batchsampler serve: ", log.LstdFlags), started: time.Now(), token: o.token, readTimeout: o.readTimeout}
 	sv.s = newSession(o.cfg, o.keep, o.reuse)
 	if o.statePath != "" {
 		b, err := os.ReadFile(o.statePath)
@@ -370,7 +443,10 @@ func newServer(o serveOptions, logw io.Writer) (*server, error) {
 // serve runs the server on ln until ctx is done, then shuts down (letting
 // requests in flight finish for up to 10 s) and saves the state file.
 func (sv *server) serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: sv.routes(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: sv.log}
+	// The headers must come within the read timeout, the body's bytes
+	// without a pause as long (withReadTimeout); an idle keep-alive
+	// connection is closed after twice that.
+	hs := &http.Server{Handler: sv.withReadTimeout(sv.routes()), ReadHeaderTimeout: sv.readTimeout, IdleTimeout: 2 * sv.readTimeout, ErrorLog: sv.log}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -399,15 +475,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, read
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sf := addSamplerFlags(fs)
-	addr := fs.String("addr", "127.0.0.1:8470", "listen `address` (host:port; port 0 picks a free one). Keep it local: there is no authentication")
+	addr := fs.String("addr", "127.0.0.1:8470", "listen `address` (host:port; port 0 picks a free one); an address other than loopback needs -token-file or $"+tokenEnv)
+	tokenFile := fs.String("token-file", "", "`file` holding the shared secret (at least 16 characters) every request must send as Authorization: Bearer <secret> (GET /v1/health excepted); default $"+tokenEnv+"; required when -addr is not loopback")
 	n := fs.Int("n", 0, "N, the number of instances, when known before the first upload (required for kind uniform)")
 	keep := fs.Int("keep", 1024, "batches of the last `steps` kept, so that a repeated request is answered identically")
 	maxBody := fs.String("max-body", "4GiB", "largest request body (embeddings or state upload)")
 	statePath := fs.String("state", "", "state `file`: loaded at start when it exists, written by POST /v1/state/save and at shutdown (SIGINT, SIGTERM)")
 	stale := fs.String("stale", "wait", "when a refresh is due and nothing new was uploaded: wait (answer 409 refresh_due) or reuse (the previous upload)")
 	quiet := fs.Bool("quiet", false, "no log lines on stderr")
+	readTimeout := fs.Duration("read-timeout", defaultReadTimeout, "drop a request (408) whose headers or body bytes stop arriving for this `long`; an upload may take longer in all as long as its bytes keep coming")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: batchsampler serve [sampler flags] [-addr 127.0.0.1:8470] [-n N] [-keep 1024] [-max-body 4GiB] [-state S.bin] [-stale wait|reuse]\n\n")
+		fmt.Fprint(fs.Output(), "usage: batchsampler serve [sampler flags] [-addr 127.0.0.1:8470] [-token-file F] [-n N] [-keep 1024] [-max-body 4GiB] [-read-timeout 1m] [-state S.bin] [-stale wait|reuse]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -427,17 +505,31 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, read
 	if *keep < 1 {
 		return fmt.Errorf("serve: -keep %d: want ≥ 1", *keep)
 	}
+	if *readTimeout <= 0 {
+		return fmt.Errorf("serve: -read-timeout %v: want a positive duration such as 1m", *readTimeout)
+	}
 	if *stale != "wait" && *stale != "reuse" {
 		return fmt.Errorf("serve: -stale %q: want wait or reuse", *stale)
 	}
+	token, tokenSource, err := loadToken(*tokenFile, os.Getenv)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	sv, err := newServer(serveOptions{addr: *addr, cfg: cfg, set: setFlags(fs), n: *n, keep: *keep, maxBody: mb,
-		statePath: *statePath, reuse: *stale == "reuse", quiet: *quiet}, stderr)
+		statePath: *statePath, reuse: *stale == "reuse", quiet: *quiet, token: token, readTimeout: *readTimeout}, stderr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
+	}
+	if err := checkExposure(ln.Addr(), token); err != nil {
+		ln.Close()
+		return fmt.Errorf("serve: %w", err)
+	}
+	if token != "" {
+		sv.log.Printf("requests must carry the shared secret of %s (Authorization: Bearer)", tokenSource)
 	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	if f, ok := stdout.(interface{ Sync() error }); ok {

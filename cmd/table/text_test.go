@@ -53,7 +53,7 @@ func TestTextFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-modality", "image", "-plan"}, `-modality "image": expected graph or text`},
+		{[]string{"-modality", "audio", "-plan"}, `-modality "audio": expected graph, text or image`},
 		{[]string{"-modality", "text", "-root", root, "-datasets", "MUTAG", "-plan"}, "the text table has no datasets to choose"},
 		{[]string{"-modality", "text", "-root", root, "-methods", "mvgrl", "-plan"}, `method "mvgrl": expected one of simcse, dcl, hcl`},
 		{[]string{"-modality", "graph", "-root", root, "-methods", "simcse", "-plan"}, `method "simcse": expected one of graphcl, dcl, hcl, mvgrl`},

@@ -30,7 +30,10 @@
 //
 // -rerun runs again the cells whose directory holds another config (moved
 // aside to CELL.replaced-TIME); without it they stop the sweep. -root DIR
-// is -set data.root=DIR.
+// is -set data.root=DIR. -shard i/n runs task i of an array job of n over
+// the sweep's cells (k mod n = i) and writes no sweep.md; the tasks may
+// share -out (each cell runs under a lock; docs/scale-out.md), and
+// -assemble writes sweep.md once they are done.
 package main
 
 import (
@@ -60,6 +63,9 @@ import (
 
 //go:embed default.yaml
 var defaultConfig []byte
+
+// stderr is where the command's own lines go (a variable for tests).
+var stderr io.Writer = os.Stderr
 
 type setFlags []string
 
@@ -95,6 +101,7 @@ func run(args []string) (err error) {
 	exportTU := fs.String("export-tu", "", "write the config's graph dataset (as a run loads it: tu, gin or synthetic) in the TU format to `DIR`/NAME/ and exit")
 	rerun := fs.Bool("rerun", false, "sweep: run again the cells whose directory holds another config (moved aside)")
 	assemble := fs.Bool("assemble", false, "sweep: run nothing; write sweep.md and sweep.json from the cells finished so far")
+	shard := fs.String("shard", "", "sweep: run only task `i/n` of an array job (the cells k with k mod n = i, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) and write no sweep.md (-assemble writes it once every task is done)")
 	parallel := fs.Int("parallel", 1, "train and evaluate `N` runs at once (results do not depend on it; on 2 cores, 2 uses the core a GIN step leaves idle; memory grows with it)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable; value in YAML syntax)")
@@ -165,7 +172,7 @@ func run(args []string) (err error) {
 		if err := train.WritePlots(*plots); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "plots: %s\n", filepath.Join(*plots, "plots"))
+		fmt.Fprintf(stderr, "plots: %s\n", filepath.Join(*plots, "plots"))
 		return nil
 	}
 	var (
@@ -173,6 +180,14 @@ func run(args []string) (err error) {
 		dir = *out
 	)
 	sw := sweepFlags{plan: *planOnly, rerun: *rerun, assemble: *assemble, parallel: *parallel}
+	if *shard != "" {
+		if sw.shard, err = table.ParseShard(*shard); err != nil {
+			return err
+		}
+		if sw.assemble {
+			return fmt.Errorf("-shard %s with -assemble: assemble once, without -shard, when every task is done", sw.shard)
+		}
+	}
 	switch {
 	case *resume != "":
 		if *cfgPath != "" || len(sets) > 0 {
@@ -203,8 +218,8 @@ func run(args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	if sw.plan || sw.rerun || sw.assemble {
-		return errors.New("-plan, -rerun and -assemble go with a config that has a sweep: section")
+	if sw.plan || sw.rerun || sw.assemble || !sw.shard.All() {
+		return errors.New("-plan, -rerun, -assemble and -shard go with a config that has a sweep: section (-shard of a table: cmd/table -shard)")
 	}
 	if *printCfg {
 		return train.WriteConfig(os.Stdout, &cfg)
@@ -214,7 +229,7 @@ func run(args []string) (err error) {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "TU dataset: %s\n", d)
+		fmt.Fprintf(stderr, "TU dataset: %s\n", d)
 		return nil
 	}
 	if dir == "" {
@@ -227,8 +242,8 @@ func run(args []string) (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	hooks := progress.Observer(term.IsTerminal(int(os.Stderr.Fd())), "")
-	fmt.Fprintf(os.Stderr, "run directory: %s\n", dir)
-	res, err := train.Run(ctx, cfg, train.Options{OutDir: dir, Resume: *resume != "", Observer: hooks, Parallel: *parallel})
+	res, err := train.Run(ctx, cfg, train.Options{OutDir: dir, Resume: *resume != "", Observer: hooks, Parallel: *parallel,
+		DirReady: func(dir string) { fmt.Fprintf(stderr, "run directory: %s\n", dir) }})
 	if errors.Is(err, train.ErrInterrupted) {
 		return fmt.Errorf("%w: continue with: go run ./cmd/train -resume %s", err, dir)
 	}
@@ -236,7 +251,7 @@ func run(args []string) (err error) {
 		return err
 	}
 	fmt.Println(res.Markdown())
-	fmt.Fprintf(os.Stderr, "results: %s\n", filepath.Join(dir, "results.md"))
+	fmt.Fprintf(stderr, "results: %s\n", filepath.Join(dir, "results.md"))
 	return nil
 }
 
@@ -254,7 +269,7 @@ func runEvaluate(dir string, sets []string, out string) error {
 		return err
 	}
 	fmt.Println(res.Markdown())
-	fmt.Fprintf(os.Stderr, "evaluation: %s\n", filepath.Join(out, "results.md"))
+	fmt.Fprintf(stderr, "evaluation: %s\n", filepath.Join(out, "results.md"))
 	return nil
 }
 
@@ -278,7 +293,7 @@ func runEmbed(run string, sets []string, split, repr, out string) error {
 	if len(written) > 1 {
 		labels = "; labels: " + written[1]
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s: %d×%d float32, the %s embeddings of %s (split %s) by run %s at step %d%s\n",
+	fmt.Fprintf(stderr, "wrote %s: %d×%d float32, the %s embeddings of %s (split %s) by run %s at step %d%s\n",
 		written[0], e.N, e.D, repr, e.Dataset, split, e.Run, e.Step, labels)
 	return nil
 }
@@ -332,6 +347,7 @@ func writeProfile(path string, write func(w io.Writer, debug int) error) error {
 type sweepFlags struct {
 	plan, rerun, assemble bool
 	parallel              int
+	shard                 table.Shard
 }
 
 // isSweepDir reports whether dir is a sweep's directory (sweep.yaml, and
@@ -364,17 +380,22 @@ func runSweep(path string, sets []string, dir string, f sweepFlags) error {
 			return err
 		}
 		fmt.Println(r.Markdown())
-		fmt.Fprintf(os.Stderr, "sweep: %s\n", filepath.Join(dir, "sweep.md"))
+		fmt.Fprintf(stderr, "sweep: %s\n", filepath.Join(dir, "sweep.md"))
 		return nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
-	fmt.Fprintf(os.Stderr, "sweep directory: %s (%d cells, %d runs)\n", dir, len(plan.Cells()), plan.Runs())
-	r, err := sweep.Run(ctx, plan, sweep.RunOptions{Dir: dir, Rerun: f.rerun, Parallel: f.parallel,
-		Log:         func(msg string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), msg) },
+	fmt.Fprintf(stderr, "sweep directory: %s (%d cells, %d runs)\n", dir, len(plan.Cells()), plan.Runs())
+	ropt := sweep.RunOptions{Dir: dir, Rerun: f.rerun, Parallel: f.parallel,
+		Log:         func(msg string) { fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05"), msg) },
 		ObserverFor: func(c table.Cell) train.Observer { return progress.Observer(tty, c.Block+" ") },
-	})
+	}
+	if !f.shard.All() {
+		sts, err := sweep.RunShard(ctx, plan, f.shard, ropt)
+		return shardSummary(f.shard, sts, err, dir)
+	}
+	r, err := sweep.Run(ctx, plan, ropt)
 	if errors.Is(err, train.ErrInterrupted) {
 		return fmt.Errorf("%w: continue with the same command (or go run ./cmd/train -resume %s)", err, dir)
 	}
@@ -382,6 +403,33 @@ func runSweep(path string, sets []string, dir string, f sweepFlags) error {
 		return err
 	}
 	fmt.Println(r.Markdown())
-	fmt.Fprintf(os.Stderr, "sweep: %s\n", filepath.Join(dir, "sweep.md"))
+	fmt.Fprintf(stderr, "sweep: %s\n", filepath.Join(dir, "sweep.md"))
+	return nil
+}
+
+// shardSummary says what a sweep's shard did: an error when a cell of
+// its own failed (not one another task holds), so the scheduler marks the
+// task failed.
+func shardSummary(shard table.Shard, sts []table.CellStatus, err error, dir string) error {
+	if errors.Is(err, train.ErrInterrupted) {
+		return fmt.Errorf("shard %s: %w: continue by running the task again", shard, err)
+	}
+	if err != nil {
+		return fmt.Errorf("shard %s: %w", shard, err)
+	}
+	var busy, failed []string
+	for _, st := range sts {
+		switch {
+		case st.Busy:
+			busy = append(busy, st.Dir)
+		case st.Err != nil:
+			failed = append(failed, fmt.Sprintf("%s: %v", st.Dir, st.Err))
+		}
+	}
+	fmt.Fprintf(os.Stderr, "shard %s: %d cells, %d failed, %d run by another task %v; once every task is done: go run ./cmd/train -resume %s -assemble\n",
+		shard, len(sts), len(failed), len(busy), busy, dir)
+	if len(failed) > 0 {
+		return fmt.Errorf("shard %s: %d cell(s) failed:\n%s", shard, len(failed), strings.Join(failed, "\n"))
+	}
 	return nil
 }

@@ -64,6 +64,8 @@ func TestCLIErrors(t *testing.T) {
 		}, want: []string{"TOY_", "line"}},
 		{name: "resume with config", args: []string{"-resume", dir, "-config", "x.yaml"}, want: []string{"-resume"}},
 		{name: "no runs at once", config: good, args: []string{"-parallel", "0"}, want: []string{"-parallel 0", "at least 1"}},
+		{name: "shard of a run", config: good, args: []string{"-shard", "0/2"}, want: []string{"-shard go with a config that has a sweep: section", "cmd/table -shard"}},
+		{name: "bad shard", config: good, args: []string{"-shard", "2/2"}, want: []string{`-shard "2/2"`, "0 ≤ i < n"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

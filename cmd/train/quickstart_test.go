@@ -44,8 +44,9 @@ func buildDownload(t *testing.T, dir string) string {
 	return bin
 }
 
-// TestQuickStart follows the README's quick start on a fresh clone, with
-// no ../shared: download MUTAG (from a local server) into the data root,
+// TestQuickStart follows the README's MUTAG quick start on a fresh clone
+// with no ../shared, where MUTAG must first be downloaded (the optional
+// step it names): download MUTAG (from a local server) into the data root,
 // train with the printed command, evaluate the trained runs again, and
 // write one run's embeddings to a .npy file. Only the sizes are cut down
 // with -set, to fit the 12 graphs of the served zip and a unit test's time.

@@ -57,4 +57,12 @@
 // (im2col columns, partial sums) comes from a package pool and is reused
 // across runs; [SetOutputReuse] (off by default) also keeps the ops' output
 // tensors across runs of a tape machine.
+//
+// Why written by hand: Gorgonia 0.9.18 has no sparse matrix product, and its
+// Conv2d, SoftMax and BatchNorm are slow or wrong for these networks; it
+// gives every op output a new tensor, and Go has no reference counts to free
+// one after its last reader, hence [Arena]. The AVX-512 row kernels multiply
+// and add separately so that every lane rounds as the scalar loop does (the
+// recorded results keep their bits); Winograd's F(2×2, 3×3) exists in no Go
+// library. docs/dependencies.md lists every hand-written part of the module.
 package ops

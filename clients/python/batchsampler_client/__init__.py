@@ -12,12 +12,15 @@ implements PyTorch's batch-sampler protocol, so
 yields the server's batches. With DistributedDataParallel give every rank
 ``rank`` and ``world_size``: rank r receives its contiguous slice of the one
 global batch of each step, so the ranks together see exactly B distinct
-instances. See clients/python/README.md.
+instances. A server listening beyond loopback requires a shared secret:
+pass ``token=`` (or ``token_file=``), or set $BATCHSAMPLER_TOKEN. See
+clients/python/README.md.
 """
 
 import http.client
 import io
 import json
+import os
 import socket
 import threading
 import time
@@ -25,7 +28,10 @@ import urllib.parse
 
 import numpy as np
 
-__all__ = ["ServiceBatchSampler", "ServiceError", "RefreshDue", "shard_rows"]
+__all__ = ["ServiceBatchSampler", "ServiceError", "RefreshDue", "shard_rows", "TOKEN_ENV"]
+
+TOKEN_ENV = "BATCHSAMPLER_TOKEN"
+"""The environment variable the server and this client read the shared secret from."""
 
 
 def shard_rows(n, rank, world_size):
@@ -74,6 +80,9 @@ class ServiceBatchSampler:
     timeout: seconds for one HTTP request (a refresh builds the graph while
         the upload waits: allow for it).
     refresh_wait: seconds to wait for the other ranks' shards of a refresh.
+    token, token_file: the server's shared secret (``serve -token-file``),
+        sent as ``Authorization: Bearer``; by default $BATCHSAMPLER_TOKEN.
+        It is never part of an error message or of ``state_dict()``.
 
     Iteration: each ``iter()`` yields the steps from ``self.step`` to the end
     of the epoch ``self.step`` is in, so one DataLoader pass is one epoch;
@@ -84,7 +93,7 @@ class ServiceBatchSampler:
     """
 
     def __init__(self, url, rank=0, world_size=1, embed_fn=None, num_instances=None,
-                 timeout=3600.0, refresh_wait=3600.0, poll_interval=0.05):
+                 timeout=3600.0, refresh_wait=3600.0, poll_interval=0.05, token=None, token_file=None):
         if world_size < 1 or not 0 <= rank < world_size:
             raise ValueError(f"rank {rank} is outside world size {world_size}: want 0 <= rank < world_size")
         u = urllib.parse.urlsplit(url)
@@ -96,6 +105,13 @@ class ServiceBatchSampler:
         self.embed_fn = embed_fn
         self.num_instances = num_instances
         self.timeout, self.refresh_wait, self.poll_interval = timeout, refresh_wait, poll_interval
+        if token is None and token_file is not None:
+            with open(token_file, encoding="utf-8") as f:
+                token = f.read()
+        if token is None:
+            token = os.environ.get(TOKEN_ENV)
+        token = (token or "").strip()
+        self._auth = {"Authorization": "Bearer " + token} if token else {}
         self.step = 0
         self._conn = None
         self._lock = threading.Lock()
@@ -112,7 +128,9 @@ class ServiceBatchSampler:
                 if self._conn is None:
                     self._conn = http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
                 try:
-                    headers = {"Content-Type": content_type} if body is not None else {}
+                    headers = dict(self._auth)
+                    if body is not None:
+                        headers["Content-Type"] = content_type
                     self._conn.request(method, path, body=body, headers=headers)
                     resp = self._conn.getresponse()
                     return resp.status, resp.headers, resp.read()
@@ -177,6 +195,15 @@ class ServiceBatchSampler:
         if self._info is None or not self._info.get("n"):
             self.info()
         return self._info.get(key)
+
+    def discard_upload(self):
+        """Discards an unfinished sharded upload on the server (DELETE
+        /v1/refresh): after a job that sent part of one is gone, a job of
+        another world size is otherwise refused with 409 world_mismatch.
+        Returns {"discarded_ranks": [...], "world": w}."""
+        res = self._json("DELETE", "/v1/refresh")
+        self._info = None
+        return res
 
     def refresh(self, embeddings):
         """Uploads embeddings (POST /v1/refresh): all N rows, or this rank's

@@ -22,9 +22,11 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
-from batchsampler_client import RefreshDue, ServiceBatchSampler, ServiceError, shard_rows  # noqa: E402
+from bsserver import Server, binary  # noqa: E402
+from batchsampler_client import TOKEN_ENV, RefreshDue, ServiceBatchSampler, ServiceError, shard_rows  # noqa: E402
 
 try:
     import torch
@@ -41,13 +43,8 @@ _bin = None
 
 def setUpModule():
     global _tmp, _bin
+    _bin = binary()
     _tmp = tempfile.mkdtemp(prefix="bsclient")
-    _bin = os.environ.get("BATCHSAMPLER_BIN")
-    if not _bin:
-        if shutil.which("go") is None:
-            raise unittest.SkipTest("no $BATCHSAMPLER_BIN and no go to build the server")
-        _bin = os.path.join(_tmp, "batchsampler")
-        subprocess.run(["go", "build", "-o", _bin, "./cmd/batchsampler"], cwd=REPO, check=True, timeout=600)
 
 
 def tearDownModule():
@@ -59,35 +56,6 @@ def embeddings(seed=0, n=N):
     rng = np.random.default_rng(seed)
     centres = rng.standard_normal((6, D))
     return (centres[rng.integers(0, 6, n)] + 1.2 * rng.standard_normal((n, D))).astype(np.float32)
-
-
-class Server:
-    """A `batchsampler serve` process on a free loopback port."""
-
-    def __init__(self, *args):
-        self.proc = subprocess.Popen([_bin, "serve", "-addr", "127.0.0.1:0", "-quiet", *args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        if not line.startswith("listening on "):
-            self.proc.kill()
-            raise RuntimeError(f"server did not start: {line!r} {self.proc.stderr.read()}")
-        self.url = line.split()[-1]
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
 
 
 def cli_batches(emb_path, steps, *args):
@@ -124,6 +92,23 @@ class ClientTest(unittest.TestCase):
             second = [batch[0].tolist() for batch in loader]
             self.assertEqual(len(second), len(got))
             self.assertEqual(sampler.step, 2 * len(got))
+
+    def test_global_batch_samplers(self):
+        """Every global batch sampler kind is served as the Go Driver forms it."""
+        emb = embeddings(4)
+        emb_path = os.path.join(_tmp, "eg.npy")
+        np.save(emb_path, emb)
+        for args in (["-kind", "gcbs"], ["-kind", "spectral", "-draw", "3", "-temperature", "0.2"],
+                     ["-kind", "osgd", "-draw", "4", "-q", "2", "-temperature", "0.2"],
+                     ["-kind", "kmeans"], ["-kind", "antikmeans"]):
+            with self.subTest(kind=args[1]):
+                with Server(*COMMON, "-refresh-every", "6", *args) as srv:
+                    sampler = ServiceBatchSampler(srv.url, embed_fn=lambda step: emb)
+                    got = [sampler.batch(s) for s in range(15)]
+                    for b in got:
+                        self.assertEqual(len(b), B)
+                        self.assertEqual(len(set(b)), B)
+                    self.assertEqual(cli_batches(emb_path, 15, "-refresh-every", "6", *args), got)
 
     def test_two_ranks_see_each_global_batch_once(self):
         emb = embeddings(1)
@@ -200,6 +185,56 @@ class ClientTest(unittest.TestCase):
                 ServiceBatchSampler(srv.url, rank=2, world_size=2)
             self.assertEqual(s.health()["status"], "ok")
             self.assertEqual(len(s.batch(0)), B)
+
+    def test_token(self):
+        emb = embeddings(4)
+        secret = "python-client-secret-0123456789"
+        path = os.path.join(_tmp, "token")
+        with open(path, "w") as f:
+            f.write(secret + "\n")
+        env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
+        with Server(*COMMON, "-token-file", path, env=env) as srv:
+            good = ServiceBatchSampler(srv.url, token_file=path)
+            good.refresh(emb)
+            first = good.batch(0)
+            before = good.state_dict(include_server_state=True)["server_state"]
+            for bad in (ServiceBatchSampler(srv.url, token=""), ServiceBatchSampler(srv.url, token="not-" + secret)):
+                for call in (lambda s: s.refresh(emb), lambda s: s.batch(1), lambda s: s.info(),
+                             lambda s: s.discard_upload(), lambda s: s.save_server_state()):
+                    with self.assertRaises(ServiceError) as cm:
+                        call(bad)
+                    self.assertEqual((cm.exception.status, cm.exception.code), (401, "unauthorized"))
+                    self.assertNotIn(secret, str(cm.exception))
+                self.assertEqual(bad.health()["status"], "ok")
+            self.assertEqual(good.state_dict(include_server_state=True)["server_state"], before)
+            old = os.environ.get(TOKEN_ENV)
+            os.environ[TOKEN_ENV] = secret
+            try:
+                from_env = ServiceBatchSampler(srv.url)
+            finally:
+                if old is None:
+                    del os.environ[TOKEN_ENV]
+                else:
+                    os.environ[TOKEN_ENV] = old
+            self.assertEqual(from_env.batch(0), first)
+            self.assertNotIn(secret, repr(from_env.state_dict()))
+            self.assertEqual(len(from_env.batch(1)), B)
+
+    def test_world_mismatch(self):
+        emb = embeddings(5)
+        with Server(*COMMON) as srv:
+            lo, hi = shard_rows(N, 0, 2)
+            r0 = ServiceBatchSampler(srv.url, rank=0, world_size=2, num_instances=N)
+            self.assertFalse(r0.refresh(emb[lo:hi])["complete"])
+            lo3, hi3 = shard_rows(N, 1, 3)
+            r1 = ServiceBatchSampler(srv.url, rank=1, world_size=3, num_instances=N, embed_fn=lambda step: emb[lo3:hi3])
+            with self.assertRaises(ServiceError) as cm:
+                r1.batch(0)  # refresh due: uploads its shard for world 3
+            self.assertEqual((cm.exception.status, cm.exception.code), (409, "world_mismatch"))
+            self.assertIn("world 2", cm.exception.message)
+            self.assertEqual(r0.info()["shards"]["received_ranks"], [0])
+            self.assertEqual(r0.discard_upload(), {"discarded_ranks": [0], "world": 2})
+            self.assertEqual(r1.refresh(emb[lo3:hi3])["received_ranks"], [1])
 
 
 if __name__ == "__main__":
