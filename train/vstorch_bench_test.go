@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"flag"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"testing"
 
 	"github.com/batchsampler-go/batchsampler/augment"
@@ -25,6 +27,11 @@ import (
 // check against the PyTorch model, and the per-view graph sizes.
 
 var vsTorchWarmup = flag.Int("vstorch.warmup", 3, "untimed training steps before a VsTorch benchmark starts its timer")
+
+// vsTorchProfile, when set, is a file name prefix: BenchmarkVsTorchMVGRL
+// writes the CPU profile of its timed steps alone (not the dataset, views
+// or warm-up, which -test.cpuprofile would include) to <prefix>-<dataset>.prof.
+var vsTorchProfile = flag.String("vstorch.cpuprofile", "", "write the CPU profile of the timed MVGRL steps to `prefix`-<dataset>.prof")
 
 // vsTorchRun is one model with its optimizer, kept across the calls of one
 // (sub-)benchmark function: the testing package calls it once with b.N = 1
@@ -275,6 +282,7 @@ func BenchmarkVsTorchMVGRL(b *testing.B) {
 			b.Logf("mvgrl: dataset %s, %d graphs, in %d, hidden %d, layers %d", g.set.Name, len(g.set.Graphs), c.InDim, c.Hidden, c.Layers)
 			r.warm(b)
 			var nodes, nnz [2]int
+			stop := startStepProfile(b, name)
 			cpu0 := processCPU()
 			b.ResetTimer()
 			for range b.N {
@@ -288,11 +296,35 @@ func BenchmarkVsTorchMVGRL(b *testing.B) {
 				b.StartTimer()
 			}
 			b.StopTimer()
+			stop()
 			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
 			b.ReportMetric((processCPU()-cpu0).Seconds()*1e3/float64(b.N), "cpu-ms/step")
 			b.ReportMetric(float64(nodes[0])/float64(b.N), "nodes/batch")
 			b.ReportMetric(float64(nnz[0])/float64(b.N), "adj/batch")
 			b.ReportMetric(float64(nnz[1])/float64(b.N), "diff/batch")
 		})
+	}
+}
+
+// startStepProfile starts the CPU profile of -vstorch.cpuprofile for the
+// benchmark of dataset name (b.N > 1 only: the testing package's first
+// call with b.N = 1 is not the measured one) and returns its stop.
+func startStepProfile(b *testing.B, name string) func() {
+	if *vsTorchProfile == "" || b.N == 1 {
+		return func() {}
+	}
+	f, err := os.Create(*vsTorchProfile + "-" + name + ".prof")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		b.Fatalf("-vstorch.cpuprofile: %v", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
