@@ -9,6 +9,11 @@ OUT ?= runs
 test:
 	$(GO) test -count=1 -timeout 25m $(PKGS)
 
+## test-times: where the test suite's time goes: every package's wall and CPU time (GNU time around each test binary) and the slowest tests, in $(OUT)/test-times/test-times.md (as long as make test; not part of CI)
+.PHONY: test-times
+test-times:
+	/usr/bin/python3 scripts/test_times.py --go $(GO) --out $(OUT)/test-times $(ARGS)
+
 ## test-short: skips the slow tests on large shared datasets
 test-short:
 	$(GO) test -short -count=1 $(PKGS)

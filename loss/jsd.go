@@ -147,18 +147,26 @@ func jsdForward[T float32 | float64](l, g []T, n, b, d int, graphPtr []int32, ds
 	pos, neg := make([]float64, chunks), make([]float64, chunks)
 	forChunks(chunks, n*b, func(c int) {
 		var p, q float64
+		// A row's softplusSigmoid values first (softplusSigmoids: the same
+		// bits, 8 at a time), then the sums in the row's order.
+		arg, sps, sigs := make([]float64, b), make([]float64, b), make([]float64, b)
+		bad := make([]uint8, b/8+1)
 		for v := c * jsdRowChunk; v < min((c+1)*jsdRowChunk, n); v++ {
 			row, drow := s[v*b:(v+1)*b], ds[v*b:(v+1)*b]
+			own := int(owner[v])
 			for j, x := range row {
-				sv := float64(x)
-				if j == int(owner[v]) {
+				arg[j] = float64(x)
+			}
+			arg[own] = -arg[own]
+			softplusSigmoids(arg, sps, sigs, bad)
+			for j := range row {
+				sp, sig := sps[j], sigs[j]
+				if j == own {
 					// −E_pos term: softplus(−s) − log 2; d/ds = −σ(−s).
-					sp, sig := softplusSigmoid(-sv)
 					p += sp - math.Ln2
 					drow[j] = -sig * invPos
 				} else {
 					// E_neg term: softplus(s) − log 2; d/ds = σ(s).
-					sp, sig := softplusSigmoid(sv)
 					q += sp - math.Ln2
 					drow[j] = sig * invNeg
 				}

@@ -115,7 +115,19 @@ func (m *GCN) Bind(g *gorgonia.ExprGraph) *GCNBound {
 // layer's node outputs (NumNodes × Hidden) and the graph readouts
 // (NumGraphs × Layers·Hidden). x is taken to depend on no learnable.
 func (b *GCNBound) Encode(x *gorgonia.Node, prop *ops.WeightedCSR, pool *ops.CSR) (nodes, graphs *gorgonia.Node, err error) {
+	return b.EncodeOneHot(x, nil, prop, pool)
+}
+
+// EncodeOneHot is Encode for an x whose row i is the one-hot vector of
+// column hot[i] (nil: no such knowledge): the first layer then takes rows
+// of its weights (ops.OneHotLinear) instead of multiplying x by them, the
+// same values (see ops.OneHotMatchesLinear) for a fraction of the work
+// when InDim is large (one-hot degrees).
+func (b *GCNBound) EncodeOneHot(x *gorgonia.Node, hot []int32, prop *ops.WeightedCSR, pool *ops.CSR) (nodes, graphs *gorgonia.Node, err error) {
 	cfg := b.m.cfg
+	if hot != nil && (x == nil || len(hot) != x.Shape()[0]) {
+		return nil, nil, fmt.Errorf("gcn: %d one-hot rows for node features %v", len(hot), shapeOfNode(x))
+	}
 	switch {
 	case x == nil || x.Shape().Dims() != 2 || x.Shape()[1] != cfg.InDim:
 		return nil, nil, fmt.Errorf("gcn: node features must be (n, %d), got %v", cfg.InDim, shapeOfNode(x))
@@ -128,7 +140,13 @@ func (b *GCNBound) Encode(x *gorgonia.Node, prop *ops.WeightedCSR, pool *ops.CSR
 	pooled := make([]*gorgonia.Node, 0, cfg.Layers)
 	for l, ly := range b.m.layers {
 		w := b.params[ly.w]
-		xw, err := ops.Linear(h, b.node(ly.w), zeroVector(b.g, w.Name+".zero_bias", x.Dtype(), cfg.Hidden), ops.LinearOpts{NoInputGrad: l == 0})
+		zb := zeroVector(b.g, w.Name+".zero_bias", x.Dtype(), cfg.Hidden)
+		var xw *gorgonia.Node
+		if l == 0 && hot != nil {
+			xw, err = ops.OneHotLinear(hot, b.node(ly.w), zb)
+		} else {
+			xw, err = ops.Linear(h, b.node(ly.w), zb, ops.LinearOpts{NoInputGrad: l == 0})
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("gcn: layer %d: %w", l, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/internal/gop"
@@ -39,6 +40,11 @@ type ViewBatch struct {
 	Views [2]*ops.WeightedCSR
 	// Pool is the NumGraphs×NumNodes sum-pooling matrix.
 	Pool *ops.CSR
+	// OneHot, when not nil, says that row i of X is the one-hot vector of
+	// column OneHot[i] (one-hot node labels or degrees): the first GCN
+	// layers then take rows of their weights instead of multiplying
+	// (ops.OneHotLinear).
+	OneHot []int32
 }
 
 // PackViews packs graphs and their two propagation matrices (views[v][i]
@@ -63,11 +69,6 @@ func PackViews(graphs []*data.Graph, views [2][]data.SparseMatrix) (*ViewBatch, 
 		} else if g.FeatDim != b.FeatDim {
 			return nil, fmt.Errorf("pack views: graph %d has FeatDim %d, graph 0 has %d", i, g.FeatDim, b.FeatDim)
 		}
-		for k, v := range g.X {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, fmt.Errorf("pack views: graph %d feature %d is %v", i, k, v)
-			}
-		}
 		for v := range views {
 			if len(views[v]) != len(graphs) {
 				return nil, fmt.Errorf("pack views: view %d has %d matrices for %d graphs", v+1, len(views[v]), len(graphs))
@@ -86,30 +87,32 @@ func PackViews(graphs []*data.Graph, views [2][]data.SparseMatrix) (*ViewBatch, 
 		}
 		b.GraphPtr[i+1] = int32(b.NumNodes)
 	}
-	b.X = make([]float32, 0, b.NumNodes*b.FeatDim)
-	for _, g := range graphs {
-		b.X = append(b.X, g.X...)
-	}
+	// The features (checked and copied graph by graph, each read once) and
+	// the two views are packed at once.
+	var (
+		wg     sync.WaitGroup
+		errs   [3]error
+		packed [2]*ops.WeightedCSR
+	)
 	for v := range views {
-		rowPtr := make([]int32, 0, b.NumNodes+1)
-		rowPtr = append(rowPtr, 0)
-		col := make([]int32, 0, nnz[v])
-		val := make([]float64, 0, nnz[v])
-		for i, m := range views[v] {
-			base := b.GraphPtr[i]
-			for r := 0; r < m.N; r++ {
-				for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
-					col = append(col, base+m.Col[k])
-					val = append(val, m.Val[k])
-				}
-				rowPtr = append(rowPtr, int32(len(col)))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if packed[v], errs[v] = packView(b, views[v]); errs[v] == nil {
+				packed[v].Prepare() // the transpose for the backward pass, here in parallel
 			}
-		}
-		w, err := ops.NewWeightedCSR(b.NumNodes, b.NumNodes, rowPtr, col, val)
+		}()
+	}
+	b.X, b.OneHot, errs[2] = packFeatures(graphs, b.NumNodes, b.FeatDim)
+	wg.Wait()
+	for v, err := range errs[:2] {
 		if err != nil {
 			return nil, fmt.Errorf("pack views: view %d: %w", v+1, err)
 		}
-		b.Views[v] = w
+		b.Views[v] = packed[v]
+	}
+	if errs[2] != nil {
+		return nil, errs[2]
 	}
 	col := make([]int32, b.NumNodes)
 	for v := range col {
@@ -121,6 +124,91 @@ func PackViews(graphs []*data.Graph, views [2][]data.SparseMatrix) (*ViewBatch, 
 	}
 	b.Pool = pool
 	return b, nil
+}
+
+// packView packs the per-graph matrices ms of one view into a
+// block-diagonal matrix over the packed node ids of b.
+func packView(b *ViewBatch, ms []data.SparseMatrix) (*ops.WeightedCSR, error) {
+	nnz := 0
+	for _, m := range ms {
+		nnz += m.NNZ()
+	}
+	rowPtr := make([]int32, 0, b.NumNodes+1)
+	rowPtr = append(rowPtr, 0)
+	col := make([]int32, 0, nnz)
+	val := make([]float64, 0, nnz)
+	for i, m := range ms {
+		base := b.GraphPtr[i]
+		for r := 0; r < m.N; r++ {
+			for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
+				col = append(col, base+m.Col[k])
+			}
+			val = append(val, m.Val[m.RowPtr[r]:m.RowPtr[r+1]]...)
+			rowPtr = append(rowPtr, int32(len(col)))
+		}
+	}
+	return ops.NewWeightedCSR(b.NumNodes, b.NumNodes, rowPtr, col, val)
+}
+
+// packFeatures returns the graphs' features packed (n×d) and, when every
+// row is a one-hot vector, the column of each row's 1 (else nil), or an
+// error naming the first graph with a NaN or infinite feature. A graph
+// whose rows are all one-hot is finite; the others are scanned for
+// non-finite values.
+func packFeatures(graphs []*data.Graph, n, d int) ([]float32, []int32, error) {
+	x := make([]float32, 0, n*d)
+	hot := make([]int32, n)
+	allHot := true
+	at := 0
+	for i, g := range graphs {
+		if !allHot || !oneHotRows(g.X, g.NumNodes, d, hot[at:at+g.NumNodes]) {
+			allHot = false
+			if k := nonFinite(g.X); k >= 0 {
+				return nil, nil, fmt.Errorf("pack views: graph %d feature %d is %v", i, k, g.X[k])
+			}
+		}
+		x = append(x, g.X...)
+		at += g.NumNodes
+	}
+	if !allHot {
+		hot = nil
+	}
+	return x, hot, nil
+}
+
+// nonFinite returns the index of the first NaN or infinite value of x, or
+// −1 (from the exponent bits: the features of a batch are checked at
+// every step).
+func nonFinite(x []float32) int {
+	for k, v := range x {
+		if math.Float32bits(v)&0x7f800000 == 0x7f800000 {
+			return k
+		}
+	}
+	return -1
+}
+
+// oneHotRows writes the column of the 1 of every row of the n×d matrix x
+// to hot and reports whether every row is a one-hot vector (one 1, zeros
+// elsewhere; hot is then complete).
+func oneHotRows(x []float32, n, d int, hot []int32) bool {
+	for i := range n {
+		c := -1
+		for j, v := range x[i*d : (i+1)*d] {
+			switch {
+			case v == 0:
+			case v == 1 && c < 0:
+				c = j
+			default:
+				return false
+			}
+		}
+		if c < 0 {
+			return false
+		}
+		hot[i] = int32(c)
+	}
+	return true
 }
 
 // MVGRLConfig sizes an MVGRL model.
@@ -225,8 +313,12 @@ func (b *MVGRLBound) Forward(batch *ViewBatch) (MVGRLOutputs, error) {
 	x := gorgonia.NewMatrix(b.g, dt, gorgonia.WithShape(batch.NumNodes, batch.FeatDim),
 		gorgonia.WithName(fmt.Sprintf("mvgrl.%d.x", b.n)), gorgonia.WithValue(xv))
 	b.n++
+	var hot []int32 // one-hot input: OneHotLinear where it gives Linear's bits
+	if dt == tensor.Float32 && ops.OneHotMatchesLinear() {
+		hot = batch.OneHot
+	}
 	for v := range 2 {
-		nodes, graphs, err := b.enc[v].Encode(x, batch.Views[v], batch.Pool)
+		nodes, graphs, err := b.enc[v].EncodeOneHot(x, hot, batch.Views[v], batch.Pool)
 		if err != nil {
 			return out, fmt.Errorf("mvgrl: view %d: %w", v+1, err)
 		}

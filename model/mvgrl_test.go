@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -426,5 +427,53 @@ func TestPackViewsRejects(t *testing.T) {
 	}
 	if _, err := m.Embed(mustPackViews(t, gs)); err == nil || !strings.Contains(err.Error(), "dimension") {
 		t.Errorf("feature dimension mismatch: err = %v", err)
+	}
+}
+
+// TestPackFeatures: the packed features are the graphs' rows in order; the
+// one-hot columns are those of a row-by-row reading of the packed matrix
+// when every row is one-hot, nil otherwise; a non-finite value is reported
+// with its graph, whether or not the graphs before it were one-hot.
+func TestPackFeatures(t *testing.T) {
+	g := func(d int, x ...float32) *data.Graph { return &data.Graph{NumNodes: len(x) / d, FeatDim: d, X: x} }
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for _, c := range []struct {
+		name   string
+		graphs []*data.Graph
+		hot    []int32
+		err    string
+	}{
+		{"one-hot", []*data.Graph{g(3, 0, 1, 0, 1, 0, 0), g(3, 0, 0, 1)}, []int32{1, 0, 2}, ""},
+		{"second graph not one-hot", []*data.Graph{g(3, 0, 1, 0), g(3, 0, 0.5, 0)}, nil, ""},
+		{"first graph not one-hot", []*data.Graph{g(3, 1, 1, 0), g(3, 0, 0, 1)}, nil, ""},
+		{"a zero row", []*data.Graph{g(2, 0, 1, 0, 0)}, nil, ""},
+		{"degrees, not one-hot", []*data.Graph{g(2, 2, 0), g(2, 0, 1)}, nil, ""},
+		{"NaN after one-hot graphs", []*data.Graph{g(2, 1, 0), g(2, 0, nan)}, nil, "graph 1 feature 1 is NaN"},
+		{"Inf after a dense graph", []*data.Graph{g(2, 0.5, 0.5), g(2, inf, 0)}, nil, "graph 1 feature 0 is +Inf"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n, d := 0, c.graphs[0].FeatDim
+			var want []float32
+			for _, gr := range c.graphs {
+				n += gr.NumNodes
+				want = append(want, gr.X...)
+			}
+			x, hot, err := packFeatures(c.graphs, n, d)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err = %v, want one containing %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(x) != fmt.Sprint(want) {
+				t.Errorf("features %v, want %v", x, want)
+			}
+			if fmt.Sprint(hot) != fmt.Sprint(c.hot) || (hot == nil) != (c.hot == nil) {
+				t.Errorf("one-hot columns %v, want %v", hot, c.hot)
+			}
+		})
 	}
 }

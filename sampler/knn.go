@@ -100,8 +100,12 @@ func (s *KNN) Next() []int {
 		s.scores[anchor] = negInf32
 		s.sel.reset(size - 1)
 		s.sel.push(s.scores, 0)
-		ids := s.sel.result()
-		sortByKey(s.sel.keys[:len(ids)], ids)
+		top := s.sel.result()
+		keys, ids := make([]int32, len(top)), make([]int32, len(top))
+		for j, x := range top {
+			keys[j], ids[j] = entryKey(x), entryID(x)
+		}
+		sortByKey(keys, ids)
 		for _, v := range ids {
 			batch = append(batch, int(v))
 		}

@@ -421,18 +421,16 @@ func (bw *blockWork) blockDraw(seed uint64, b, n, m int, replace bool) (cand []i
 // blockWork is one worker's scratch space for scoring a block of nodes
 // against a candidate list.
 type blockWork struct {
-	a     []float32 // rows of the block, bs×d
-	p     []float32 // gathered rows of one chunk of candidates, ldc×d
-	c     []float32 // scores, bs×ldc
-	ldc   int
-	sel   []topK
-	stamp []uint32 // stamp[v]==gen ⇔ v is in the drawn candidate set
-	pos   []int32  // pos[v]: position of v in the candidate set
-	gen   uint32
-	cand  []int32
-	excl  []int
-	h16   []uint16  // float16 builds: staged raw rows (halfRows.gather)
-	hinv  []float64 // and their inverse norms
+	a    []float32 // rows of the block, bs×d
+	p    []float32 // gathered rows of one chunk of candidates, ldc×d
+	c    []float32 // scores, bs×ldc
+	ldc  int
+	sel  []topK
+	set  candSet // the drawn candidate set's members and their positions
+	cand []int32
+	excl []int
+	h16  []uint16  // float16 builds: staged raw rows (halfRows.gather)
+	hinv []float64 // and their inverse norms
 }
 
 // scoreBlock fills bw.c (rows × cols, stride bw.ldc) with the inner
@@ -446,9 +444,7 @@ func scoreBlock(bw *blockWork, u []float32, d, rows, c0 int, rowsIdx []int32, co
 	var b []float32
 	if rowsIdx != nil { // (with replacement there may be more than N columns)
 		b = bw.p[:cols*d]
-		for j, v := range rowsIdx {
-			copy(b[j*d:(j+1)*d], u[int(v)*d:(int(v)+1)*d])
-		}
+		gatherRows(b, u, d, rowsIdx)
 	} else {
 		b = u[c0*d : (c0+cols)*d]
 	}
@@ -457,14 +453,12 @@ func scoreBlock(bw *blockWork, u []float32, d, rows, c0 int, rowsIdx []int32, co
 
 func newBlockWork(n, d, bs, cols, k int) *blockWork {
 	bw := &blockWork{
-		a:     make([]float32, bs*d),
-		p:     make([]float32, cols*d),
-		c:     make([]float32, bs*cols),
-		ldc:   cols,
-		sel:   make([]topK, bs),
-		excl:  make([]int, bs),
-		stamp: make([]uint32, n),
-		pos:   make([]int32, n),
+		a:    make([]float32, bs*d),
+		p:    make([]float32, cols*d),
+		c:    make([]float32, bs*cols),
+		ldc:  cols,
+		sel:  make([]topK, bs),
+		excl: make([]int, bs),
 	}
 	for i := range bw.sel {
 		bw.sel[i].reset(k)
@@ -475,35 +469,27 @@ func newBlockWork(n, d, bs, cols, k int) *blockWork {
 // drawSet draws a uniformly random m-subset of [0,n) (Floyd's algorithm) and
 // records each member's position.
 func (bw *blockWork) drawSet(rng *rand.Rand, n, m int) []int32 {
-	bw.gen++
-	if bw.gen == 0 {
-		clear(bw.stamp)
-		bw.gen = 1
-	}
+	bw.set.reset(n, m)
 	bw.cand = bw.cand[:0]
 	for j := n - m; j < n; j++ {
-		t := rng.IntN(j + 1)
-		if bw.stamp[t] == bw.gen {
-			t = j
+		t := int32(rng.IntN(j + 1))
+		p := int32(len(bw.cand))
+		if !bw.set.add(t, p) { // t was drawn before: take j (never drawn: all earlier draws are < j)
+			t = int32(j)
+			bw.set.add(t, p)
 		}
-		bw.stamp[t] = bw.gen
-		bw.pos[t] = int32(len(bw.cand))
-		bw.cand = append(bw.cand, int32(t))
+		bw.cand = append(bw.cand, t)
 	}
 	return bw.cand
 }
 
 // drawMultiset draws m candidates uniformly with replacement from [0,n)
-// (m successive rng.IntN(n)). It stamps no member (it only advances the
-// generation), so score excludes no column of a multiset when drop is −1:
+// (m successive rng.IntN(n)). It records no member (it only empties the
+// set), so score excludes no column of a multiset when drop is −1:
 // the block's own nodes and repeated nodes are scored like any other
 // candidate.
 func (bw *blockWork) drawMultiset(rng *rand.Rand, n, m int) []int32 {
-	bw.gen++
-	if bw.gen == 0 {
-		clear(bw.stamp)
-		bw.gen = 1
-	}
+	bw.set.reset(n, 0)
 	bw.cand = bw.cand[:0]
 	for range m {
 		bw.cand = append(bw.cand, int32(rng.IntN(n)))
@@ -531,8 +517,7 @@ func buildPerNode(u []float32, h *halfRows, n, d, m, k int, replace bool, worker
 	const chunk = 64
 	jobs := (n + chunk - 1) / chunk
 	type work struct {
-		stamp  []uint32
-		gen    uint32
+		set    candSet
 		cand   []int32
 		scores []float32
 		sel    topK
@@ -543,7 +528,7 @@ func buildPerNode(u []float32, h *halfRows, n, d, m, k int, replace bool, worker
 	parallel(workers, jobs, func(w, j int) {
 		wk := ws[w]
 		if wk == nil {
-			wk = &work{stamp: make([]uint32, n), scores: make([]float32, m)}
+			wk = &work{scores: make([]float32, m)}
 			if h != nil {
 				wk.ui, wk.ux = make([]float32, d), make([]float32, d)
 			}
@@ -557,20 +542,16 @@ func buildPerNode(u []float32, h *halfRows, n, d, m, k int, replace bool, worker
 					wk.cand = append(wk.cand, int32(rng.IntN(n)))
 				}
 			} else {
-				wk.gen++
-				if wk.gen == 0 {
-					clear(wk.stamp)
-					wk.gen = 1
-				}
+				wk.set.reset(n, m)
 				// Floyd's algorithm over the n−1 other nodes (x ≥ i maps
 				// to x+1, below).
 				for t := n - 1 - m; t < n-1; t++ {
-					x := rng.IntN(t + 1)
-					if wk.stamp[x] == wk.gen {
-						x = t
+					x := int32(rng.IntN(t + 1))
+					if !wk.set.add(x, 0) {
+						x = int32(t)
+						wk.set.add(x, 0)
 					}
-					wk.stamp[x] = wk.gen
-					wk.cand = append(wk.cand, int32(x))
+					wk.cand = append(wk.cand, x)
 				}
 			}
 			var ui []float32
@@ -597,8 +578,8 @@ func buildPerNode(u []float32, h *halfRows, n, d, m, k int, replace bool, worker
 			wk.sel.reset(k)
 			wk.sel.push(wk.scores, 0)
 			out := adj[i*k : (i+1)*k]
-			for c, p := range wk.sel.result() {
-				out[c] = wk.cand[p]
+			for c, x := range wk.sel.result() {
+				out[c] = wk.cand[entryID(x)]
 			}
 		}
 	})

@@ -178,20 +178,16 @@ func (bw *blockWork) scoreRows(u []float32, h *halfRows, d int, nodes []int32, c
 	if h != nil {
 		h.gather(bw, bw.a[:rows*d], nodes)
 	} else {
-		for r, v := range nodes {
-			copy(bw.a[r*d:(r+1)*d], u[int(v)*d:(int(v)+1)*d])
-		}
+		gatherRows(bw.a[:rows*d], u, d, nodes)
 	}
 	excl := bw.excl[:rows] // excluded column per row
 	for r, v := range nodes {
 		bw.sel[r].reset(k)
-		switch {
-		case cand == nil:
+		excl[r] = drop
+		if cand == nil {
 			excl[r] = int(v)
-		case bw.stamp[v] == bw.gen:
-			excl[r] = int(bw.pos[v])
-		default:
-			excl[r] = drop
+		} else if p, ok := bw.set.lookup(v); ok {
+			excl[r] = int(p)
 		}
 	}
 	inf := negInf32
@@ -215,13 +211,16 @@ func (bw *blockWork) scoreRows(u []float32, h *halfRows, d int, nodes []int32, c
 		}
 	}
 	for r, v := range nodes {
-		ids := bw.sel[r].result()
+		top := bw.sel[r].result()
 		out := adj[(int(v)-lo)*k : (int(v)-lo+1)*k]
-		for j, c := range ids {
-			if cand != nil {
-				c = cand[c]
+		if cand != nil {
+			for j, x := range top {
+				out[j] = cand[entryID(x)]
 			}
-			out[j] = c
+		} else {
+			for j, x := range top {
+				out[j] = entryID(x)
+			}
 		}
 	}
 }

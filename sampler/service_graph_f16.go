@@ -7,6 +7,7 @@ package sampler
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/batchsampler-go/batchsampler/internal/gemm"
 	"github.com/batchsampler-go/batchsampler/internal/half"
@@ -145,8 +146,11 @@ func (h *halfRows) gather(bw *blockWork, dst []float32, idx []int32) {
 	}
 	for j0 := 0; j0 < len(idx); j0 += halfStage {
 		part := idx[j0:min(j0+halfStage, len(idx))]
+		for _, v := range part { // the norms are scattered too
+			prefetchLines((*byte)(unsafe.Pointer(&h.inv[v])), 1)
+		}
+		gatherRows(bw.h16[:len(part)*d], h.bits, d, part)
 		for j, v := range part {
-			copy(bw.h16[j*d:(j+1)*d], h.bits[int(v)*d:(int(v)+1)*d])
 			bw.hinv[j] = h.inv[v]
 		}
 		for j := range part {

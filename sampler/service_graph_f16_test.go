@@ -303,9 +303,10 @@ func TestBuildGraphRowsFloat16Memory(t *testing.T) {
 
 // BenchmarkGather1001 is the candidate gather of one block at ImageNet
 // scale (N = 1,281,167 rows of d = 128, 1001 random rows per op, a new
-// draw every op): the float32 path's row copies against the float16 path's
-// staged conversion (halfRows.gather), and the unstaged conversion it
-// replaces (halfRows.row per row). Run alone: it holds 1 GB.
+// draw every op): the float32 path's row copies (gatherRows, asking for
+// rows 8 ahead; and plain copies), the float16 path's staged conversion
+// (halfRows.gather), and the unstaged conversion it replaces (halfRows.row
+// per row). Run alone: it holds 1 GB.
 func BenchmarkGather1001(b *testing.B) {
 	const n, d, cols = 1281167, 128, 1001
 	e := randomFloat16(n, d, 1)
@@ -326,12 +327,14 @@ func BenchmarkGather1001(b *testing.B) {
 		}
 	}
 	bw := newBlockWork(n, d, 1, cols, 1)
-	for _, mode := range []string{"float32", "float16", "float16-unstaged"} {
+	for _, mode := range []string{"float32", "float32-unprefetched", "float16", "float16-unstaged"} {
 		b.Run(mode, func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
+			cpuTimed(b, func(i int) {
 				ix := idx[i%len(idx)]
 				switch mode {
 				case "float32":
+					gatherRows(bw.p, u.Data, d, ix)
+				case "float32-unprefetched":
 					for j, v := range ix {
 						copy(bw.p[j*d:(j+1)*d], u.Data[int(v)*d:(int(v)+1)*d])
 					}
@@ -342,7 +345,7 @@ func BenchmarkGather1001(b *testing.B) {
 						h.row(bw.p[j*d:(j+1)*d], int(v))
 					}
 				}
-			}
+			})
 		})
 	}
 }

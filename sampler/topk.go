@@ -4,21 +4,29 @@ import "math"
 
 // topK keeps the k largest of a stream of float32 scores (with their ids).
 //
-// Scores are compared as order-preserving int32 keys (floatKey), so that the
-// Go compiler turns every comparison into a conditional move: on random
-// scores, mispredicted branches, not arithmetic, dominate top-K selection.
-// A key is appended to a buffer of capacity 2k+16 only when it exceeds a
-// running threshold; when the buffer nearly fills, a quickselect keeps the k
-// largest and the threshold becomes the smallest of them. A long first chunk
-// gets its threshold from a sample (pushFirst), so most candidates are
-// rejected at once. Scores must not be NaN; -Inf scores are never kept, so
-// callers mask excluded candidates with -Inf.
+// Scores are compared as order-preserving int32 keys (floatKey), each
+// packed with its id into one int64 (key in the high half, id in the low:
+// packEntry), so that an entry moves with one load and one store and
+// entries compare by key with a signed 64-bit comparison. A key is
+// appended to a buffer of capacity 2k+16 only when it exceeds a running
+// threshold; when the buffer nearly fills, a quickselect keeps the k
+// largest and the threshold becomes the smallest of them. A long first
+// chunk gets its threshold from a sample (pushFirst), so most candidates
+// are rejected at once. Scores must not be NaN; -Inf scores are never
+// kept, so callers mask excluded candidates with -Inf.
+//
+// The entries a selection returns, and their order, are a function of the
+// pushes alone: the proximity graph lists a node's neighbours in this order
+// (walks pick neighbours by position), so the filter and the quickselect
+// reproduce, entry for entry, the branch-free Lomuto partitions by swaps
+// of the original implementation (refTopK in the tests; see partitionGT
+// for how the same arrangement is reached without the swaps).
 type topK struct {
-	k    int
-	n    int
-	thr  int32 // keys ≤ thr are rejected
-	keys []int32
-	ids  []int32
+	k   int
+	n   int
+	thr int32   // keys ≤ thr are rejected
+	buf []int64 // packed entries; len 2k+minRoom, cap ≥ len+vecSlack
+	q   []int64 // scratch of partitionGT, len ≥ len(buf)+vecSlack
 }
 
 // sampleSize is the number of scores sampled to seed the threshold.
@@ -27,6 +35,10 @@ const sampleSize = 128
 // minRoom is the least free space the filter works with; below it the
 // buffer is first reduced to its k largest.
 const minRoom = 16
+
+// vecSlack is the room the vector kernels may write or read past the end
+// of the entries they produce or consume (whole vectors of 8 entries).
+const vecSlack = 16
 
 var negInf32 = float32(math.Inf(-1))
 
@@ -42,18 +54,29 @@ func keyFloat(k int32) float32 {
 	return math.Float32frombits(uint32(k ^ ((k >> 31) & 0x7fffffff)))
 }
 
+// packEntry packs a key and an id into an entry; entries order as their
+// keys (then ids, as unsigned numbers, which nothing relies on).
+func packEntry(key, id int32) int64 { return int64(key)<<32 | int64(uint32(id)) }
+
+// entryKey and entryID unpack an entry.
+func entryKey(x int64) int32 { return int32(x >> 32) }
+func entryID(x int64) int32  { return int32(x) }
+
+// keyCeil is the greatest entry of key: x > keyCeil(key) (as int64)
+// exactly when entryKey(x) > key.
+func keyCeil(key int32) int64 { return int64(key)<<32 | 0xffffffff }
+
 // reset prepares the selector for a new stream with k ≥ 1.
 func (s *topK) reset(k int) {
 	s.k = k
 	s.n = 0
 	s.thr = floatKey(negInf32)
 	c := 2*k + minRoom
-	if cap(s.keys) < c {
-		s.keys = make([]int32, c)
-		s.ids = make([]int32, c)
+	if cap(s.buf) < c+vecSlack {
+		s.buf = make([]int64, c, c+vecSlack)
+		s.q = make([]int64, c+vecSlack)
 	}
-	s.keys = s.keys[:c]
-	s.ids = s.ids[:c]
+	s.buf = s.buf[:c]
 }
 
 // push offers scores[j] with id base+j for every j.
@@ -75,11 +98,11 @@ func (s *topK) pushFirst(scores []float32, base int32) {
 	m := len(scores)
 	r := int(math.Ceil(1.6*float64(s.k)*sampleSize/float64(m))) + 2
 	if r < sampleSize {
-		var sample, sid [sampleSize]int32
-		for i := range sample {
-			sample[i] = floatKey(scores[i*m/sampleSize])
+		var sample, q [sampleSize + vecSlack]int64
+		for i := range sampleSize {
+			sample[i] = packEntry(floatKey(scores[i*m/sampleSize]), int32(i))
 		}
-		selectTop(sample[:], sid[:], r)
+		selectTop(sample[:sampleSize], q[:], r)
 		s.thr = minKey(sample[:r])
 	}
 	s.pushLinear(scores, base)
@@ -91,31 +114,34 @@ func (s *topK) pushFirst(scores []float32, base int32) {
 
 // pushLinear filters scores against the running threshold.
 func (s *topK) pushLinear(scores []float32, base int32) {
-	c := len(s.keys)
+	c := len(s.buf)
 	for len(scores) > 0 {
 		if c-s.n < minRoom {
-			selectTop(s.keys[:s.n], s.ids[:s.n], s.k)
+			selectTop(s.buf[:s.n], s.q, s.k)
 			s.n = s.k
-			s.thr = max(s.thr, minKey(s.keys[:s.n]))
+			s.thr = max(s.thr, minKey(s.buf[:s.n]))
 		}
 		seg := scores[:min(c-s.n, len(scores))]
-		s.n = filterKeys(seg, s.keys, s.ids, s.n, base, s.thr)
+		s.n = filterKeys(seg, s.buf[:cap(s.buf)], s.n, base, s.thr)
 		base += int32(len(seg))
 		scores = scores[len(seg):]
 	}
 }
 
-// filterKeys appends the keys of seg that exceed thr (and their ids, base+j)
-// at position n of keys/ids and returns the new end. It is branch-free: each
-// key is written at n, and n advances only if the key passes, so len(seg)
-// must not exceed len(keys)−n.
-func filterKeys(seg []float32, keys, ids []int32, n int, base, thr int32) int {
-	keys = keys[:n+len(seg)]
-	ids = ids[:n+len(seg)]
+// filterKeys appends the entries of the scores of seg whose keys exceed thr
+// (ids base+j), in order, at position n of buf and returns the new end.
+// It may write anything to buf[new end : n+len(seg)+vecSlack], which must
+// lie within buf.
+func filterKeys(seg []float32, buf []int64, n int, base, thr int32) int {
+	if len(seg) >= 16 && haveTopKAsm {
+		m := len(seg) &^ 15
+		n = filterKeysAsm(seg[:m], buf, n, base, thr)
+		seg, base = seg[m:], base+int32(m)
+	}
+	buf = buf[:n+len(seg)]
 	for j, v := range seg {
 		key := floatKey(v)
-		keys[n] = key
-		ids[n] = base + int32(j)
+		buf[n] = packEntry(key, base+int32(j))
 		n += gt(key, thr)
 	}
 	return n
@@ -126,39 +152,59 @@ func gt(a, b int32) int {
 	return int(uint64(int64(b)-int64(a)) >> 63)
 }
 
-// result returns the ids of the (at most) k largest scores pushed so far, in
-// no particular order. The slice aliases the selector's buffer; the matching
-// keys are s.keys[:len(result)].
-func (s *topK) result() []int32 {
+// gt64 is 1 if a > b, else 0 (a SETcc, no branch).
+func gt64(a, b int64) int {
+	r := 0
+	if a > b {
+		r = 1
+	}
+	return r
+}
+
+// result returns the (at most) k entries of the largest scores pushed so
+// far (entryID gives the ids), in the order the selection leaves them. The
+// slice aliases the selector's buffer.
+func (s *topK) result() []int64 {
 	if s.n > s.k {
-		selectTop(s.keys[:s.n], s.ids[:s.n], s.k)
+		selectTop(s.buf[:s.n], s.q, s.k)
 		s.n = s.k
-		s.thr = max(s.thr, minKey(s.keys[:s.n]))
+		s.thr = max(s.thr, minKey(s.buf[:s.n]))
 	}
-	return s.ids[:s.n]
+	return s.buf[:s.n]
 }
 
-// minKey returns the smallest element of a non-empty v.
-func minKey(v []int32) int32 {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = min(m, x)
+// minKey returns the smallest key of a non-empty v (four running minima,
+// so that the comparisons do not wait on each other).
+func minKey(v []int64) int32 {
+	m0 := v[0]
+	m1, m2, m3 := m0, m0, m0
+	i := 1
+	for ; i+4 <= len(v); i += 4 {
+		m0 = min(m0, v[i])
+		m1 = min(m1, v[i+1])
+		m2 = min(m2, v[i+2])
+		m3 = min(m3, v[i+3])
 	}
-	return m
+	for ; i < len(v); i++ {
+		m0 = min(m0, v[i])
+	}
+	return entryKey(min(m0, m1, m2, m3))
 }
 
-// selectTop partially orders v (and id alongside) so that v[:k] holds the k
-// largest values, in no particular order; 1 ≤ k ≤ len(v). Quickselect with a
-// median-of-three pivot and branch-free Lomuto partitions; elements equal to
-// the pivot are split off separately, so ties cannot make it quadratic.
-func selectTop(v, id []int32, k int) {
+// selectTop partially orders v so that v[:k] holds the k entries of
+// largest keys, in no particular order; 1 ≤ k ≤ len(v); q is scratch of
+// length at least len(v)+vecSlack. Quickselect with a median-of-three pivot
+// and partitions that leave every entry where a branch-free Lomuto
+// partition by swaps leaves it (partitionGT); elements equal to the pivot
+// are split off separately, so ties cannot make it quadratic.
+func selectTop(v, q []int64, k int) {
 	lo, hi := 0, len(v) // the boundary k lies in [lo, hi]
 	for hi-lo > 16 {
-		a, b, c := v[lo], v[lo+(hi-lo)/2], v[hi-1]
+		a, b, c := entryKey(v[lo]), entryKey(v[lo+(hi-lo)/2]), entryKey(v[hi-1])
 		p := max(min(a, b), min(max(a, b), c)) // median of three
-		n := partitionGT(v, id, lo, hi, p)
+		n := partitionGT(v, q, lo, hi, p)
 		if n == lo { // nothing above the pivot: split off the elements equal to it
-			n = partitionGT(v, id, lo, hi, p-1) // p is not the smallest int32: a and c exist below or at p
+			n = partitionGT(v, q, lo, hi, p-1) // p is not the smallest int32: a and c exist below or at p
 			if k <= n {
 				return // v[lo:n] all equal p, the largest in range
 			}
@@ -174,29 +220,80 @@ func selectTop(v, id []int32, k int) {
 			return
 		}
 	}
-	// insertion sort of the short remaining range, descending
+	// insertion sort of the short remaining range, descending by key
 	for i := lo + 1; i < hi; i++ {
-		x, xi := v[i], id[i]
+		x := v[i]
 		j := i - 1
-		for j >= lo && v[j] < x {
-			v[j+1], id[j+1] = v[j], id[j]
+		for j >= lo && entryKey(v[j]) < entryKey(x) {
+			v[j+1] = v[j]
 			j--
 		}
-		v[j+1], id[j+1] = x, xi
+		v[j+1] = x
 	}
 }
 
-// partitionGT moves the elements of v[lo:hi] that are > p to the front and
-// returns the end of that front part. Branch-free Lomuto: each element is
-// swapped to position n unconditionally and n advances only when it is > p.
-func partitionGT(v, id []int32, lo, hi int, p int32) int {
-	n := lo
-	v, id = v[:hi], id[:hi]
-	for i := lo; i < hi; i++ {
-		x, xi := v[i], id[i]
-		v[i], id[i] = v[n], id[n]
-		v[n], id[n] = x, xi
-		n += gt(x, p)
+// partitionGT moves the entries of v[lo:hi] whose keys are > p to the front
+// and returns the end of that front part, leaving every entry where the
+// branch-free Lomuto partition by swaps,
+//
+//	for i in lo..hi−1: swap v[i], v[n]; n += (key(v[i] before the swap) > p)
+//
+// leaves it (q is scratch of length ≥ hi−lo+vecSlack). That partition keeps
+// the front part in its original order, and its back part (the entries ≤
+// p) behaves as a queue: once it holds an entry, every step moves the entry
+// at n (its head) to position i (its tail) and an entry ≤ p then takes the
+// head's place, so that in queue terms an entry ≤ p is appended and an
+// entry > p re-appends the head. The back part ends as the queue, its last
+// entry first (at n) and then the rest from the head. Here the front part
+// is compacted in place and the queue built in q, without the swaps'
+// store-to-load chains (and 8 entries at a time with AVX-512, partitionAsm).
+func partitionGT(v, q []int64, lo, hi int, p int32) int {
+	pk := keyCeil(p)
+	i := lo
+	for i < hi && v[i] > pk { // entries > p before the first ≤ p stay
+		i++
 	}
+	if i == hi {
+		return hi
+	}
+	n := i // front end
+	q = q[:hi-i+vecSlack]
+	hd, tl := 0, 0 // queue q[hd:tl]
+	v = v[:hi]
+	for ; i < hi && (tl-hd < 8 || !haveTopKAsm); i++ {
+		x := v[i]
+		b := gt64(x, pk)
+		v[n] = x
+		n += b
+		y := q[hd]
+		if b == 0 {
+			y = x
+		}
+		q[tl] = y
+		tl++
+		hd += b
+	}
+	if i < hi && haveTopKAsm {
+		m := (hi - i) &^ 7
+		if m > 0 {
+			n, hd, tl = partitionAsm(v, i, m, pk, n, q, hd, tl)
+			i += m
+		}
+		for ; i < hi; i++ {
+			x := v[i]
+			b := gt64(x, pk)
+			v[n] = x
+			n += b
+			y := q[hd]
+			if b == 0 {
+				y = x
+			}
+			q[tl] = y
+			tl++
+			hd += b
+		}
+	}
+	v[n] = q[tl-1]
+	copy(v[n+1:hi], q[hd:tl-1])
 	return n
 }

@@ -44,6 +44,7 @@ Writes runs/bench-vs-pytorch/<time>/results.md and results.json.
 import argparse
 import datetime
 import glob
+import hashlib
 import json
 import math
 import os
@@ -136,7 +137,9 @@ def parse_tu(d, name, features="auto", max_degree=0):
     shifted to 0..L-1. Features as the Go side's "auto" (one-hot node labels,
     else a constant 1 per node) or "auto-degree" (one-hot labels, or one-hot
     min(degree, max_degree) where there is at most one node label; a
-    self-loop counts once, as in Graph.Degrees). Returns (graphs, d_in)."""
+    self-loop counts once, as in Graph.Degrees; max_degree 0 means the
+    largest degree in the dataset, as in data.SetFeatures). Returns
+    (graphs, d_in)."""
     files = {k: os.path.join(d, "%s_%s.txt" % (name, k)) for k in
              ("A", "graph_indicator", "graph_labels", "node_labels")}
     for k in ("A", "graph_indicator", "graph_labels"):
@@ -169,15 +172,24 @@ def parse_tu(d, name, features="auto", max_degree=0):
     if np.any(eg != ind[v]):
         die("%s: an edge joins two graphs" % files["A"])
     estart = np.searchsorted(eg, np.arange(n_graphs + 1))
+    edges, degs = [], []
+    for g in range(n_graphs):
+        lo, hi = start[g], start[g + 1]
+        e = np.stack([u[estart[g]:estart[g + 1]] - lo, v[estart[g]:estart[g + 1]] - lo], 1)
+        edges.append(e)
+        if degree:
+            n = hi - lo
+            degs.append(np.bincount(e[:, 0], minlength=n) + np.bincount(e[e[:, 0] != e[:, 1], 1], minlength=n))
+    if degree and max_degree <= 0:  # 0: the largest degree in the dataset, as the Go side
+        max_degree = int(max(d.max() for d in degs if d.size))
     graphs = []
     for g in range(n_graphs):
         lo, hi = start[g], start[g + 1]
         n = hi - lo
-        e = np.stack([u[estart[g]:estart[g + 1]] - lo, v[estart[g]:estart[g + 1]] - lo], 1)
+        e = edges[g]
         if degree:
-            deg = np.bincount(e[:, 0], minlength=n) + np.bincount(e[e[:, 0] != e[:, 1], 1], minlength=n)
             x = np.zeros((n, max_degree + 1), dtype=np.float32)
-            x[np.arange(n), np.minimum(deg, max_degree)] = 1
+            x[np.arange(n), np.minimum(degs[g], max_degree)] = 1
         elif nlab is None:
             x = np.ones((n, 1), dtype=np.float32)
         else:
@@ -449,6 +461,126 @@ def compare_params(go, pt):
     return {"go": sizes(go), "torch": sizes(pt), "tensors": (len(go), len(pt)), "problems": problems}
 
 
+# ---------------------------------------------------------------- MVGRL (model/mvgrl.go; kavehhassani/mvgrl graph/train.py)
+
+
+def mvgrl_views(g, alpha, eps, top_k):
+    """Both views of a graph as sparse COO parts (int64 2×nnz indices,
+    float32 values): Â = D^-½(A+I)D^-½ and its PPR diffusion
+    α(I − (1−α)Â)^-1 (the reference's compute_ppr, a dense inverse), entries
+    below eps dropped, then the top_k largest of every row kept
+    (data.PPRDiffusion; ties at the cut kept)."""
+    n = g.n
+    a = np.zeros((n, n))
+    if len(g.edges):
+        a[g.edges[:, 0], g.edges[:, 1]] = 1
+        a[g.edges[:, 1], g.edges[:, 0]] = 1
+    a += np.eye(n)
+    dinv = 1 / np.sqrt(a.sum(1))
+    ahat = dinv[:, None] * a * dinv[None, :]
+    s = alpha * np.linalg.inv(np.eye(n) - (1 - alpha) * ahat)
+    s[s < eps] = 0
+    if 0 < top_k < n:
+        cut = -np.partition(-s, top_k - 1, axis=1)[:, top_k - 1:top_k]
+        s[s < cut] = 0
+
+    def coo(m):
+        r, c = np.nonzero(m)
+        return torch.from_numpy(np.stack([r, c]).astype(np.int64)), torch.from_numpy(m[r, c].astype(np.float32))
+    return coo(ahat), coo(s)
+
+
+def mvgrl_pack(graphs, views):
+    """One batch: features, both views as block-diagonal sparse COO tensors
+    over the packed nodes, and the graph of every node."""
+    sizes = [g.n for g in graphs]
+    off = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    n = int(sum(sizes))
+    x = torch.from_numpy(np.concatenate([g.x for g in graphs]))
+    batch = torch.from_numpy(np.repeat(np.arange(len(graphs)), sizes))
+    adj = []
+    for k in range(2):
+        idx = torch.cat([v[k][0] + int(o) for v, o in zip(views, off)], 1)
+        val = torch.cat([v[k][1] for v in views])
+        adj.append(torch.sparse_coo_tensor(idx, val, (n, n)))
+    return x, adj, batch
+
+
+class GCNLayer(nn.Module):
+    """The reference's GCNLayer: fc (Linear without bias) → propagation →
+    bias → PReLU, with the propagation a sparse matrix product instead of
+    its dense padded bmm."""
+
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.fc = nn.Linear(d_in, d_out, bias=False)
+        self.bias = nn.Parameter(torch.zeros(d_out))
+        self.act = nn.PReLU()
+        nn.init.xavier_uniform_(self.fc.weight)
+
+    def forward(self, x, adj):
+        return self.act(torch.sparse.mm(adj, self.fc(x)) + self.bias)
+
+
+class GCN(nn.Module):
+    """The reference's GCN: its layers, and the sum over every graph's
+    nodes of every layer's output, concatenated."""
+
+    def __init__(self, d_in, hidden, layers):
+        super().__init__()
+        self.layers = nn.ModuleList([GCNLayer(d_in if l == 0 else hidden, hidden) for l in range(layers)])
+
+    def forward(self, x, adj, batch, n_graphs):
+        h, pooled = x, []
+        for layer in self.layers:
+            h = layer(h, adj)
+            pooled.append(h.new_zeros(n_graphs, h.shape[1]).index_add_(0, batch, h))
+        return h, torch.cat(pooled, 1)
+
+
+class MLP(nn.Module):
+    """The reference's MLP head: 3 × (Linear + PReLU) plus a linear shortcut."""
+
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.ffn = nn.Sequential(nn.Linear(d_in, d_out), nn.PReLU(), nn.Linear(d_out, d_out), nn.PReLU(),
+                                 nn.Linear(d_out, d_out), nn.PReLU())
+        self.linear_shortcut = nn.Linear(d_in, d_out)
+
+    def forward(self, x):
+        return self.ffn(x) + self.linear_shortcut(x)
+
+
+class MVGRL(nn.Module):
+    """The reference's Model (parameter names as its state_dict and the Go
+    model's): gnn1 on the adjacency, gnn2 on the diffusion, mlp1 the node
+    head, mlp2 the graph head."""
+
+    def __init__(self, d_in, hidden=128, layers=4):
+        super().__init__()
+        self.mlp1 = MLP(hidden, hidden)
+        self.mlp2 = MLP(layers * hidden, hidden)
+        self.gnn1 = GCN(d_in, hidden, layers)
+        self.gnn2 = GCN(d_in, hidden, layers)
+
+    def forward(self, x, adj, diff, batch, n_graphs):
+        lv1, gv1 = self.gnn1(x, adj, batch, n_graphs)
+        lv2, gv2 = self.gnn2(x, diff, batch, n_graphs)
+        return self.mlp1(lv1), self.mlp2(gv1), self.mlp1(lv2), self.mlp2(gv2)
+
+
+def local_global_jsd(l, g, batch):
+    """InfoGraph's Jensen–Shannon local–global estimator (the reference's
+    local_global_loss_ with measure JSD, without padding: loss.LocalGlobal)."""
+    res = l @ g.t()
+    pos = torch.zeros_like(res)
+    pos[torch.arange(res.shape[0]), batch] = 1
+    log2 = math.log(2)
+    e_pos = ((log2 - F.softplus(-res)) * pos).sum() / res.shape[0]
+    e_neg = ((F.softplus(-res) + res - log2) * (1 - pos)).sum() / (res.shape[0] * (res.shape[1] - 1))
+    return e_neg - e_pos
+
+
 # ---------------------------------------------------------------- losses (loss/kernel.go)
 
 
@@ -713,6 +845,93 @@ def torch_simclr(px, mean, std, steps, warmup, seed, batch=128):
     return out
 
 
+def torch_mvgrl(graphs, views, d_in, steps, warmup, seed, batch=128):
+    """MVGRL steps: 128 graphs drawn with replacement, both views packed,
+    forward, the JSD loss in both directions, backward, Adam lr 1e-3. CPU
+    time is the process's (both threads), over the timed steps."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = MVGRL(d_in)
+    model.train()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    stats = [0, 0, 0]
+
+    def step():
+        idx = rng.integers(len(graphs), size=batch)
+        x, (a1, a2), b = mvgrl_pack([graphs[i] for i in idx], [views[i] for i in idx])
+        l1, g1, l2, g2 = model(x, a1, a2, b, batch)
+        loss = local_global_jsd(l1, g2, b) + local_global_jsd(l2, g1, b)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        stats[0] += x.shape[0]
+        stats[1] += a1._nnz()
+        stats[2] += a2._nnz()
+        return loss
+
+    for _ in range(warmup):
+        step()
+    stats[:] = [0, 0, 0]
+    t, c0 = Timer(), time.process_time()
+    for _ in range(steps):
+        with t:
+            loss = step()
+    return {"step_ms": t.t * 1e3 / steps, "cpu_ms": (time.process_time() - c0) * 1e3 / steps, "loss": float(loss),
+            "nodes": stats[0] / steps, "adj": stats[1] / steps, "diff": stats[2] / steps,
+            "params": torch_params(model)}
+
+
+def mvgrl_dataset(key, root, how, tmp, go, cache=None):
+    """The graphs, views and input width of an MVGRL workload: NCI1 from its
+    TU files; COLLAB exported by `cmd/train -export-tu` (the GIN text file
+    as the Go reader loads it, in the TU format). Features as the Go cell's
+    auto-degree; views computed once (not timed), or read from the cache
+    directory when one holds the views of the same graphs (--views-cache:
+    the file name carries a SHA-256 of the graphs' sizes and edges and the
+    diffusion's settings)."""
+    spec = MVGRL_DATA[key]
+    if "yaml" in spec:
+        train = os.path.join(tmp, "train")
+        if not os.path.exists(train):
+            p = subprocess.run([go, "build", "-o", train, "./cmd/train"], cwd=REPO, capture_output=True, text=True)
+            if p.returncode != 0:
+                die("go build ./cmd/train failed:\n" + p.stdout + p.stderr)
+        cfgfile = os.path.join(tmp, key + ".yaml")
+        with open(cfgfile, "w") as f:
+            f.write(spec["yaml"])
+        p = subprocess.run([train, "-config", cfgfile, "-root", root, "-export-tu", os.path.join(tmp, "tu")],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            die("exporting %s failed (data root %s from %s): %s" % (spec["name"], root, how, p.stderr.strip()))
+        d = os.path.join(tmp, "tu", spec["name"])
+    else:
+        d = os.path.join(root, "tu", spec["name"])
+        need_file(os.path.join(d, "%s_A.txt" % spec["name"]), "%s's TU file %s_A.txt" % (spec["name"], spec["name"]), root, how)
+    graphs, d_in = parse_tu(d, spec["name"], "auto-degree", 0)
+    t0 = time.time()
+    path = None
+    if cache:
+        h = hashlib.sha256(repr((0.2, 1e-4, spec["top_k"])).encode())
+        for g in graphs:
+            h.update(np.int64(g.n).tobytes())
+            h.update(np.ascontiguousarray(g.edges, dtype=np.int64).tobytes())
+        path = os.path.join(cache, "mvgrl-views-%s-%s.pt" % (spec["name"], h.hexdigest()[:16]))
+    if path and os.path.exists(path):
+        views = torch.load(path)
+        how_views = "read from " + path
+    else:
+        views = [mvgrl_views(g, 0.2, 1e-4, spec["top_k"]) for g in graphs]
+        how_views = "computed"
+        if path:
+            os.makedirs(cache, exist_ok=True)
+            torch.save(views, path + ".tmp")
+            os.replace(path + ".tmp", path)
+            how_views += ", saved to " + path
+    print("%s: %d graphs, %d input features; views in %.0f s (%s)" % (spec["name"], len(graphs), d_in, time.time() - t0, how_views),
+          flush=True)
+    return graphs, views, d_in
+
+
 # ---------------------------------------------------------------- Go repetitions
 
 BENCH_LINE = re.compile(r"^(BenchmarkVsTorch\S+?)(?:-\d+)?\s+(\d+)\s+(.*)$")
@@ -734,7 +953,7 @@ def run_go(binary, bench, steps, warmup, threads, root, timeout):
             res[m.group(1)] = {unit: float(val) for val, unit in zip(f[0::2], f[1::2])}
         if "vstorch-params " in line:
             params = json.loads(line.split("vstorch-params ", 1)[1])
-        for key in ("gin:", "resnet:"):
+        for key in ("gin:", "resnet:", "mvgrl:"):
             if ": " + key in line and key not in desc:
                 desc[key] = line.split(": " + key, 1)[1].strip()
         if "--- SKIP" in line:
@@ -766,6 +985,17 @@ def go_simclr(binary, steps, warmup, threads, root, timeout):
         return out
     except (KeyError, TypeError):
         die("unexpected output of the Go SimCLR benchmark (expected BenchmarkVsTorchSimCLR/step, /step-winograd, /noaug and /views lines with ms/step and img/s):\n" + text)
+
+
+def go_mvgrl(binary, dataset, steps, warmup, threads, root, timeout):
+    res, params, desc, text = run_go(binary, "BenchmarkVsTorchMVGRL/" + dataset, steps, warmup, threads, root, timeout)
+    try:
+        r = res["BenchmarkVsTorchMVGRL/" + dataset]
+        return {"step_ms": r["ms/step"], "cpu_ms": r["cpu-ms/step"], "nodes": r["nodes/batch"], "adj": r["adj/batch"],
+                "diff": r["diff/batch"], "params": params, "desc": desc.get("mvgrl:")}
+    except (KeyError, TypeError):
+        die("unexpected output of the Go MVGRL benchmark (expected a BenchmarkVsTorchMVGRL/%s line with ms/step, "
+            "cpu-ms/step, nodes/batch, adj/batch and diff/batch):\n%s" % (dataset, text))
 
 
 # ---------------------------------------------------------------- report
@@ -819,12 +1049,28 @@ ROWS = [
     ("simclr_winograd", "SimCLR step as row 4, Go with model.conv: winograd (PyTorch: its row-4 figure)", "img/s", "simclr", "step_winograd_img_s", "rate"),
     ("simclr_noaug", "SimCLR step without augmentation (gather + normalise)", "img/s", "simclr", "noaug_img_s", "rate"),
     ("simclr_views", "SimCLR augmentation alone (both views)", "ms/step", "simclr", "views_ms", "time"),
+    ("mvgrl_nci1_step", "MVGRL step, 128 NCI1 graphs, both views packed (GCN 4 × 128, JSD)", "ms/step", "mvgrl_nci1", "step_ms", "time"),
+    ("mvgrl_nci1_cpu", "MVGRL step as above, CPU time of the process (both threads)", "cpu-ms/step", "mvgrl_nci1", "cpu_ms", "time"),
+    ("mvgrl_collab_step", "MVGRL step, 128 COLLAB graphs (492 one-hot degrees, diffusion top_k 64)", "ms/step", "mvgrl_collab", "step_ms", "time"),
+    ("mvgrl_collab_cpu", "MVGRL step as above, CPU time of the process (both threads)", "cpu-ms/step", "mvgrl_collab", "cpu_ms", "time"),
 ]
+
+# WORKS are the workloads, in the order of a round; MVGRL_DATA the datasets
+# of the MVGRL workloads (the graph table's MVGRL cells: table.GraphConfigYAML).
+WORKS = ("graphcl", "simclr", "mvgrl_nci1", "mvgrl_collab")
+MVGRL_DATA = {
+    "nci1": {"name": "NCI1", "top_k": 0},
+    "collab": {"name": "COLLAB", "top_k": 64,
+               "yaml": "name: vstorch-collab\nmodality: graph\nmethod: mvgrl\n"
+                       "data: {source: gin, name: COLLAB, path: tu_gin_format/COLLAB/COLLAB.txt.gz, features: auto-degree}\n"},
+}
 
 
 def summarise(rounds):
     table = []
     for key, label, unit, w, k, kind in ROWS:
+        if w not in rounds[0]["go"]:
+            continue
         g = [r["go"][w][k] for r in rounds]
         t = [r["torch"][w][k] for r in rounds]
         # Go's time over PyTorch's, per round (for a rate: PyTorch's rate over Go's).
@@ -863,12 +1109,14 @@ def render(info, cfg, rounds, table, checks, load0, load1, started, elapsed):
     L.append("| figure | unit | Go | PyTorch | Go time / PyTorch time | Go speed-up |")
     L.append("|---|---|---|---|---|---|")
     for r in table:
-        fmt = "%.1f" if r["unit"] == "ms/step" else "%.0f"
+        fmt = "%.0f" if r["unit"] == "img/s" else "%.1f"
         L.append("| %s | %s | %s | %s | %s | %s× |" % (r["label"], r["unit"], rng_fmt(r["go"], fmt), rng_fmt(r["torch"], fmt),
                                                     rng_fmt(r["go_time_over_torch"], "%.2f"), rng_fmt(r["go_speedup"], "%.2f")))
     L.append("")
-    L.append("Issue 15's targets: GraphCL step (row 1) Go time / PyTorch time ≤ 0.5; SimCLR step (row 4, and row 5 "
-             "with Go's Winograd convolutions, model.conv: winograd) Go speed-up ≥ 2 (PyTorch/Go images per second ≤ 0.5).")
+    L.append("Issue 15's targets: GraphCL step Go time / PyTorch time ≤ 0.5; SimCLR step (and the row "
+             "with Go's Winograd convolutions, model.conv: winograd) Go speed-up ≥ 2 (PyTorch/Go images per second ≤ 0.5). "
+             "Issue 39's: MVGRL step Go time / PyTorch time ≤ 0.5. Where other jobs share the cores, the CPU-time rows "
+             "(each side's process, both threads) are the steadier comparison.")
     L.append("")
     L.append("## Per round")
     L.append("")
@@ -877,7 +1125,7 @@ def render(info, cfg, rounds, table, checks, load0, load1, started, elapsed):
     for i, rd in enumerate(rounds):
         cells = []
         for r in table:
-            fmt = "%.1f" if r["unit"] == "ms/step" else "%.0f"
+            fmt = "%.0f" if r["unit"] == "img/s" else "%.1f"
             cells.append((fmt % r["go"][i]) + " / " + (fmt % r["torch"][i]))
         L.append("| %d | %s | %s |" % (i + 1, rd["order"], " | ".join(cells)))
     L.append("")
@@ -908,32 +1156,50 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="smoke run: 1 round, few steps")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", default=",".join(WORKS),
+                    help="comma-separated workloads to run, of %s (default all)" % ", ".join(WORKS))
     ap.add_argument("--gin-steps", type=int, default=40, help="timed GraphCL steps per repetition")
     ap.add_argument("--gin-warmup", type=int, default=5)
     ap.add_argument("--simclr-steps", type=int, default=10, help="timed SimCLR steps per repetition")
     ap.add_argument("--simclr-warmup", type=int, default=2)
+    ap.add_argument("--mvgrl-steps", type=int, default=10, help="timed MVGRL steps per repetition")
+    ap.add_argument("--mvgrl-warmup", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2, help="threads on each side (GOMAXPROCS, torch.set_num_threads)")
-    ap.add_argument("--data", help="data root holding tu/NCI1 and cifar10 (default $BATCHSAMPLER_DATA, else ../shared/data)")
+    ap.add_argument("--data", help="data root holding tu/NCI1, cifar10 and tu_gin_format/COLLAB (default $BATCHSAMPLER_DATA, else ../shared/data)")
     ap.add_argument("--out", default=os.path.join("runs", "bench-vs-pytorch"), help="parent of the results directory")
     ap.add_argument("--go", default=os.environ.get("GO", "go"), help="the go command")
     ap.add_argument("--omp-wait-policy", default=os.environ["OMP_WAIT_POLICY"], type=str.lower, choices=["passive", "active"],
                     help="OMP_WAIT_POLICY of PyTorch's OpenMP threads (default passive, or the environment's)")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds one Go benchmark run may take")
+    ap.add_argument("--views-cache", default=None,
+                    help="directory keeping the PyTorch MVGRL views between sittings (the dense inverse of every graph: "
+                         "about 20 minutes for COLLAB on a loaded host); off by default")
     a = ap.parse_args()
     if a.quick:
         a.rounds, a.gin_steps, a.gin_warmup, a.simclr_steps, a.simclr_warmup = 1, 5, 1, 2, 1
-    for k in ("rounds", "gin_steps", "simclr_steps", "threads"):
+        a.mvgrl_steps, a.mvgrl_warmup = 2, 1
+    for k in ("rounds", "gin_steps", "simclr_steps", "mvgrl_steps", "threads"):
         if getattr(a, k) < 1:
             die("--%s must be at least 1" % k.replace("_", "-"))
+    works = [w.strip() for w in a.only.split(",") if w.strip()]
+    for w in works:
+        if w not in WORKS:
+            die("--only: unknown workload %r; expected a comma-separated list of %s" % (w, ", ".join(WORKS)))
+    works = [w for w in WORKS if w in works]
+    if not works:
+        die("--only: no workload given; expected a comma-separated list of %s" % ", ".join(WORKS))
     if shutil.which(a.go) is None:
         die("the go command %r was not found (set --go or GO)" % a.go)
 
     torch.set_num_threads(a.threads)
     root, how = data_root(a.data)
-    graphs, d_in = read_tu(root, how)
-    px, mean, std, cifar_files = read_cifar(root, how)
-    print("NCI1: %d graphs, %d node labels; CIFAR-10 subset: %d training images from %d files (data root %s)"
-          % (len(graphs), d_in, px.shape[0], len(cifar_files), root), flush=True)
+    graphs, d_in, px, mean, std = None, None, None, None, None
+    if "graphcl" in works:
+        graphs, d_in = read_tu(root, how)
+        print("NCI1: %d graphs, %d node labels (data root %s)" % (len(graphs), d_in, root), flush=True)
+    if "simclr" in works:
+        px, mean, std, cifar_files = read_cifar(root, how)
+        print("CIFAR-10 subset: %d training images from %d files (data root %s)" % (px.shape[0], len(cifar_files), root), flush=True)
 
     tmp = tempfile.mkdtemp(prefix="bench-vs-pytorch-")
     try:
@@ -942,6 +1208,12 @@ def main():
         p = subprocess.run([a.go, "test", "-c", "-o", binary, "./train"], cwd=REPO, capture_output=True, text=True)
         if p.returncode != 0:
             die("go test -c ./train failed:\n" + p.stdout + p.stderr)
+        mvgrl = {}  # dataset -> (graphs, views, d_in)
+        for w in works:
+            if not w.startswith("mvgrl_"):
+                continue
+            key = w[len("mvgrl_"):]
+            mvgrl[key] = mvgrl_dataset(key, root, how, tmp, a.go, a.views_cache)
         info = machine_info(a.threads, a.go)
         if info["blas"].endswith("/blas/libblas.so.3"):
             # Debian's reference BLAS: PyTorch's matrix products (the GIN's)
@@ -957,24 +1229,37 @@ def main():
         for r in range(a.rounds):
             order = ("go", "torch") if r % 2 == 0 else ("torch", "go")
             rd = {"order": " then ".join("Go" if s == "go" else "PyTorch" for s in order), "go": {}, "torch": {}}
-            for work in ("graphcl", "simclr"):
+            for work in works:
                 for side in order:
                     seed = 1000 * r + 1
                     if work == "graphcl" and side == "go":
                         rd["go"][work] = go_graphcl(binary, a.gin_steps, a.gin_warmup, a.threads, root, a.timeout)
                     elif work == "graphcl":
                         rd["torch"][work] = torch_graphcl(graphs, d_in, a.gin_steps, a.gin_warmup, seed)
-                    elif side == "go":
+                    elif work == "simclr" and side == "go":
                         rd["go"][work] = go_simclr(binary, a.simclr_steps, a.simclr_warmup, a.threads, root, a.timeout)
-                    else:
+                    elif work == "simclr":
                         rd["torch"][work] = torch_simclr(px, mean, std, a.simclr_steps, a.simclr_warmup, seed)
-            for s in ("go", "torch"):
-                g = rd[s]["graphcl"]
-                g["model_ms"] = g["step_ms"] - g["views_ms"]
-            print("round %d/%d (%s): GraphCL step Go %.1f ms, PyTorch %.1f ms; SimCLR step Go %.0f img/s (Winograd %.0f), PyTorch %.0f img/s"
-                  % (r + 1, a.rounds, rd["order"], rd["go"]["graphcl"]["step_ms"], rd["torch"]["graphcl"]["step_ms"],
-                     rd["go"]["simclr"]["step_img_s"], rd["go"]["simclr"]["step_winograd_img_s"],
-                     rd["torch"]["simclr"]["step_img_s"]), flush=True)
+                    elif side == "go":
+                        rd["go"][work] = go_mvgrl(binary, work[len("mvgrl_"):], a.mvgrl_steps, a.mvgrl_warmup, a.threads, root, a.timeout)
+                    else:
+                        mg, mviews, md_in = mvgrl[work[len("mvgrl_"):]]
+                        rd["torch"][work] = torch_mvgrl(mg, mviews, md_in, a.mvgrl_steps, a.mvgrl_warmup, seed)
+            if "graphcl" in works:
+                for s_ in ("go", "torch"):
+                    g = rd[s_]["graphcl"]
+                    g["model_ms"] = g["step_ms"] - g["views_ms"]
+            parts = []
+            for w in works:
+                if w == "graphcl":
+                    parts.append("GraphCL step Go %.1f ms, PyTorch %.1f ms" % (rd["go"][w]["step_ms"], rd["torch"][w]["step_ms"]))
+                elif w == "simclr":
+                    parts.append("SimCLR step Go %.0f img/s (Winograd %.0f), PyTorch %.0f img/s" % (
+                        rd["go"][w]["step_img_s"], rd["go"][w]["step_winograd_img_s"], rd["torch"][w]["step_img_s"]))
+                else:
+                    parts.append("%s step Go %.0f ms (CPU %.0f ms), PyTorch %.0f ms (CPU %.0f ms)" % (
+                        w, rd["go"][w]["step_ms"], rd["go"][w]["cpu_ms"], rd["torch"][w]["step_ms"], rd["torch"][w]["cpu_ms"]))
+            print("round %d/%d (%s): %s" % (r + 1, a.rounds, rd["order"], "; ".join(parts)), flush=True)
             rounds.append(rd)
         elapsed = time.time() - t0
     finally:
@@ -984,32 +1269,17 @@ def main():
 
     table = summarise(rounds)
     first = rounds[0]
-    gcmp = compare_params(first["go"]["graphcl"]["params"] or [], first["torch"]["graphcl"]["params"])
-    scmp = compare_params(first["go"]["simclr"]["params"] or [], first["torch"]["simclr"]["params"])
-    mean_of = lambda side, k: sum(r[side]["graphcl"][k] for r in rounds) / len(rounds)
-    checks = {
-        "gin_params": param_check_line("GIN", gcmp),
-        "resnet_params": param_check_line("ResNet-14", scmp),
-        "flops": "ResNet-14 forward FLOPs per 32×32 image (convolutions and head, multiply-adds × 2): Go %s, PyTorch %d%s." % (
-            first["go"]["simclr"]["flops"], first["torch"]["simclr"]["flops"],
-            " (equal)" if first["go"]["simclr"]["flops"] == first["torch"]["simclr"]["flops"] else " (DIFFERENT)"),
-        "graph_sizes": ("GraphCL batch sizes, mean over all timed view batches (the two sides draw their own random "
-                        "graphs and augmentations, so these agree only within sampling noise): nodes in view 1 Go %.0f, "
-                        "PyTorch %.0f; view 2 Go %.0f, PyTorch %.0f; adjacency entries view 1 Go %.0f, PyTorch %.0f; "
-                        "view 2 Go %.0f, PyTorch %.0f." % tuple(mean_of(s, k) for k in ("nodes_view1", "nodes_view2", "adj_view1", "adj_view2") for s in ("go", "torch"))),
-        "not_identical": ("Not identical by construction: the random draws (graphs, augmentations, images, "
-                          "initial weights) come from different generators, so losses are not compared; "
-                          "the Go loss kernels "
-                          "compute in float64, PyTorch in float32; PyTorch keeps a num_batches_tracked counter the Go "
-                          "side has no use for; PyTorch's augmentation is batched tensor code (2 threads) and its graph "
-                          "augmentation numpy per graph with neighbour lists cached per dataset graph, Go's is per "
-                          "image/graph on goroutines."),
-    }
-    cfg = {
-        "command": " ".join([os.path.relpath(sys.argv[0], REPO)] + sys.argv[1:]),
-        "rounds": a.rounds, "gin_steps": a.gin_steps, "gin_warmup": a.gin_warmup,
-        "simclr_steps": a.simclr_steps, "simclr_warmup": a.simclr_warmup, "data_root": root,
-        "sides": [
+    checks, parameters, sides = {}, {}, []
+    mean_of = lambda side, w, k: sum(r[side][w][k] for r in rounds) / len(rounds)  # noqa: E731
+    if "graphcl" in works:
+        gcmp = compare_params(first["go"]["graphcl"]["params"] or [], first["torch"]["graphcl"]["params"])
+        parameters["gin"] = gcmp
+        checks["gin_params"] = param_check_line("GIN", gcmp)
+        checks["graph_sizes"] = ("GraphCL batch sizes, mean over all timed view batches (the two sides draw their own random "
+                                 "graphs and augmentations, so these agree only within sampling noise): nodes in view 1 Go %.0f, "
+                                 "PyTorch %.0f; view 2 Go %.0f, PyTorch %.0f; adjacency entries view 1 Go %.0f, PyTorch %.0f; "
+                                 "view 2 Go %.0f, PyTorch %.0f." % tuple(mean_of(s_, "graphcl", k) for k in ("nodes_view1", "nodes_view2", "adj_view1", "adj_view2") for s_ in ("go", "torch")))
+        sides += [
             "Go GraphCL: `train.test -test.bench '^BenchmarkVsTorchGraphCL$'` (train/vstorch_bench_test.go): "
             "the same step as BenchmarkGraphCLStepNCI1 — " + (first["go"]["graphcl"]["desc"] or "") +
             "; views = augment view 2 and pack both views (what the step does before the GIN).",
@@ -1017,6 +1287,15 @@ def main():
             "augmentations in numpy with the Go counts (⌊n·ratio⌋) and Go's subgraph growth, packing into "
             "index tensors, GIN with index_add_ aggregation and pooling, nn.BatchNorm1d in training mode, "
             "graphcl_loss (log-sum-exp form), torch.optim.Adam lr 0.01; both views through the model separately.",
+        ]
+    if "simclr" in works:
+        scmp = compare_params(first["go"]["simclr"]["params"] or [], first["torch"]["simclr"]["params"])
+        parameters["resnet14"] = scmp
+        checks["resnet_params"] = param_check_line("ResNet-14", scmp)
+        checks["flops"] = "ResNet-14 forward FLOPs per 32×32 image (convolutions and head, multiply-adds × 2): Go %s, PyTorch %d%s." % (
+            first["go"]["simclr"]["flops"], first["torch"]["simclr"]["flops"],
+            " (equal)" if first["go"]["simclr"]["flops"] == first["torch"]["simclr"]["flops"] else " (DIFFERENT)")
+        sides += [
             "Go SimCLR: `train.test -test.bench '^BenchmarkVsTorchSimCLR$'`: BenchmarkSimCLRStep/resnet14 on the "
             "CIFAR-10 subset — " + (first["go"]["simclr"]["desc"] or "") + "; noaug = augment.image none "
             "(gather + normalise); views = both views' augmentation alone.",
@@ -1025,7 +1304,44 @@ def main():
             "torch.optim.Adam lr 1e-3, each view through the network separately (BatchNorm statistics per view, "
             "as in Go); augmentation = simclr_views (batched torch ops, same policy and parameter ranges); noaug "
             "= gather + normalise.",
-        ],
+        ]
+    for w in works:
+        if not w.startswith("mvgrl_"):
+            continue
+        mcmp = compare_params(first["go"][w]["params"] or [], first["torch"][w]["params"])
+        parameters[w] = mcmp
+        checks[w + "_params"] = param_check_line("MVGRL (%s)" % MVGRL_DATA[w[len("mvgrl_"):]]["name"], mcmp)
+        checks[w + "_sizes"] = ("MVGRL %s batch sizes, mean over the timed steps (each side draws its own graphs, so these agree "
+                                "within sampling noise): nodes Go %.0f, PyTorch %.0f; adjacency entries Go %.0f, PyTorch %.0f; "
+                                "diffusion entries Go %.0f, PyTorch %.0f." % ((MVGRL_DATA[w[len("mvgrl_"):]]["name"],) + tuple(
+                                    mean_of(s_, w, k) for k in ("nodes", "adj", "diff") for s_ in ("go", "torch"))))
+    if any(w.startswith("mvgrl_") for w in works):
+        sides += [
+            "Go MVGRL: `train.test -test.bench '^BenchmarkVsTorchMVGRL$/<dataset>'` (train/vstorch_bench_test.go): the "
+            "graph table's MVGRL cell (table.GraphConfigYAML) — two GCN encoders of 4 layers × 128 (Linear, sparse "
+            "propagation, bias, PReLU; per-layer sum pooling), node and graph heads (3 × Linear+PReLU and a linear "
+            "shortcut), InfoGraph's JSD local–global loss in both directions, Adam lr 1e-3; a step packs both views "
+            "of 128 graphs drawn with replacement; views (Â and the PPR diffusion α 0.2, ε 1e-4, COLLAB top_k 64) "
+            "computed once. " + "; ".join(first["go"][w]["desc"] or "" for w in works if w.startswith("mvgrl_")) + ".",
+            "PyTorch MVGRL: torch_mvgrl, written from kavehhassani/mvgrl graph/train.py (its GCNLayer, GCN, MLP and "
+            "Model with the same parameter names; local_global_loss_ with measure JSD) with the same widths as the Go "
+            "configs, both views as torch.sparse_coo_tensor over the packed nodes (torch.sparse.mm) instead of the "
+            "reference's dense padded bmm, no padding mask (none is needed without padding), views computed once with "
+            "the reference's dense inverse (mvgrl_views); the graphs are the TU files (NCI1) or COLLAB as the Go "
+            "reader loads it, exported with `cmd/train -export-tu`; torch.optim.Adam lr 1e-3.",
+        ]
+    checks["not_identical"] = ("Not identical by construction: the random draws (graphs, augmentations, images, "
+                               "initial weights) come from different generators, so losses are not compared; "
+                               "the Go loss kernels compute in float64, PyTorch in float32; PyTorch keeps a "
+                               "num_batches_tracked counter the Go side has no use for; PyTorch's augmentation is "
+                               "batched tensor code (2 threads) and its graph augmentation numpy per graph with "
+                               "neighbour lists cached per dataset graph, Go's is per image/graph on goroutines.")
+    cfg = {
+        "command": " ".join([os.path.relpath(sys.argv[0], REPO)] + sys.argv[1:]),
+        "rounds": a.rounds, "works": works, "gin_steps": a.gin_steps, "gin_warmup": a.gin_warmup,
+        "simclr_steps": a.simclr_steps, "simclr_warmup": a.simclr_warmup,
+        "mvgrl_steps": a.mvgrl_steps, "mvgrl_warmup": a.mvgrl_warmup, "data_root": root,
+        "sides": sides,
     }
 
     stamp = started.strftime("%Y%m%d-%H%M%S")
@@ -1035,19 +1351,18 @@ def main():
     with open(os.path.join(out_dir, "results.md"), "w") as f:
         f.write(md)
     for rd in rounds:  # the parameter lists once, not per round
-        for s in ("go", "torch"):
-            for w in ("graphcl", "simclr"):
-                rd[s][w].pop("params", None)
+        for s_ in ("go", "torch"):
+            for w in works:
+                rd[s_][w].pop("params", None)
     res = {"machine": info, "config": cfg, "load_average": {"start": load0, "end": load1},
            "started": started.isoformat(timespec="seconds"), "elapsed_s": elapsed,
-           "rows": table, "rounds": rounds, "checks": checks,
-           "parameters": {"gin": gcmp, "resnet14": scmp}}
+           "rows": table, "rounds": rounds, "checks": checks, "parameters": parameters}
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
     print()
     print(md)
     print("written: %s/results.md and results.json" % os.path.relpath(out_dir, os.getcwd()))
-    if gcmp["problems"] or scmp["problems"]:
+    if any(c["problems"] for c in parameters.values()):
         die("the Go and PyTorch parameters differ (see above)")
 
 

@@ -33,7 +33,6 @@ Writes DIR/<time>/results.md and results.json (default runs/memory-vs-pytorch).
 import argparse
 import datetime
 import json
-import math
 import os
 import platform
 import re
@@ -87,114 +86,22 @@ def graphcl_run(graphs, d_in, cfg, args, rng):
 
 
 # ---------------------------------------------------------------- MVGRL (train/mvgrl.go)
-
-
-def mvgrl_views(g, alpha, eps, top_k):
-    """Both views of a graph as PyG would hold them (edge_index int64 2×nnz,
-    edge_weight float32): Â = D^-½(A+I)D^-½ and its PPR diffusion
-    α(I − (1−α)Â)^-1 (dense inverse, MVGRL's compute_ppr), entries below eps
-    dropped, then the top_k largest of every row kept (data.PPRDiffusion)."""
-    n = g.n
-    a = np.zeros((n, n))
-    if len(g.edges):
-        a[g.edges[:, 0], g.edges[:, 1]] = 1
-        a[g.edges[:, 1], g.edges[:, 0]] = 1
-    a += np.eye(n)
-    dinv = 1 / np.sqrt(a.sum(1))
-    ahat = dinv[:, None] * a * dinv[None, :]
-    s = alpha * np.linalg.inv(np.eye(n) - (1 - alpha) * ahat)
-    s[s < eps] = 0
-    if 0 < top_k < n:
-        cut = -np.partition(-s, top_k - 1, axis=1)[:, top_k - 1:top_k]
-        s[s < cut] = 0
-
-    def coo(m):
-        r, c = np.nonzero(m)
-        return torch.from_numpy(np.stack([r, c]).astype(np.int64)), torch.from_numpy(m[r, c].astype(np.float32))
-    return coo(ahat), coo(s)
-
-
-class GCNLayer(torch.nn.Module):
-    """Linear → propagation → bias → PReLU (model.MVGRL's GCN)."""
-
-    def __init__(self, d_in, d_out):
-        super().__init__()
-        self.lin = torch.nn.Linear(d_in, d_out, bias=False)
-        self.bias = torch.nn.Parameter(torch.zeros(d_out))
-        self.act = torch.nn.PReLU()
-
-    def forward(self, x, adj):
-        return self.act(torch.sparse.mm(adj, self.lin(x)) + self.bias)
-
-
-class GCN(torch.nn.Module):
-    def __init__(self, d_in, hidden, layers):
-        super().__init__()
-        self.layers = torch.nn.ModuleList([GCNLayer(d_in if l == 0 else hidden, hidden) for l in range(layers)])
-
-    def forward(self, x, adj, batch, n_graphs):
-        h, pooled = x, []
-        for layer in self.layers:
-            h = layer(h, adj)
-            pooled.append(h.new_zeros(n_graphs, h.shape[1]).index_add_(0, batch, h))
-        return h, torch.cat(pooled, 1)
-
-
-class MLP(torch.nn.Module):
-    """MVGRL's head: 3 × (Linear + PReLU) plus a linear shortcut."""
-
-    def __init__(self, d_in, d_out):
-        super().__init__()
-        L, P = torch.nn.Linear, torch.nn.PReLU
-        self.ffn = torch.nn.Sequential(L(d_in, d_out), P(), L(d_out, d_out), P(), L(d_out, d_out), P())
-        self.shortcut = L(d_in, d_out)
-
-    def forward(self, x):
-        return self.ffn(x) + self.shortcut(x)
-
-
-def local_global_jsd(l, g, batch):
-    """InfoGraph's Jensen–Shannon local–global estimator (loss.LocalGlobal)."""
-    res = l @ g.t()
-    pos = torch.zeros_like(res)
-    pos[torch.arange(res.shape[0]), batch] = 1
-    log2 = math.log(2)
-    e_pos = ((log2 - torch.nn.functional.softplus(-res)) * pos).sum() / res.shape[0]
-    e_neg = ((torch.nn.functional.softplus(-res) + res - log2) * (1 - pos)).sum() / (res.shape[0] * (res.shape[1] - 1))
-    return e_neg - e_pos
-
-
-def mvgrl_pack(graphs, views):
-    sizes = [g.n for g in graphs]
-    off = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    n = int(sum(sizes))
-    x = torch.from_numpy(np.concatenate([g.x for g in graphs]))
-    batch = torch.from_numpy(np.repeat(np.arange(len(graphs)), sizes))
-    adj = []
-    for k in range(2):
-        idx = torch.cat([v[k][0] + int(o) for v, o in zip(views, off)], 1)
-        val = torch.cat([v[k][1] for v in views])
-        adj.append(torch.sparse_coo_tensor(idx, val, (n, n)))
-    return x, adj, batch
+# The model, views, packing and loss are bench_vs_pytorch's (bv.MVGRL, written
+# from kavehhassani/mvgrl).
 
 
 def mvgrl_run(graphs, d_in, cfg, args, rng):
     t0 = time.perf_counter()
-    views = [mvgrl_views(g, cfg["alpha"], cfg["eps"], cfg["top_k"]) for g in graphs]
+    views = [bv.mvgrl_views(g, cfg["alpha"], cfg["eps"], cfg["top_k"]) for g in graphs]
     views_s = time.perf_counter() - t0
-    hid, layers = cfg["hidden"], cfg["layers"]
-    enc1, enc2 = GCN(d_in, hid, layers), GCN(d_in, hid, layers)
-    node_head, graph_head = MLP(hid, hid), MLP(hid * layers, hid)
-    mods = torch.nn.ModuleList([enc1, enc2, node_head, graph_head])
-    opt = torch.optim.Adam(mods.parameters(), lr=cfg["lr"])
+    model = bv.MVGRL(d_in, cfg["hidden"], cfg["layers"])
+    opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
     t0 = time.perf_counter()
     for _ in range(args.steps):
         idx = rng.integers(len(graphs), size=args.batch)
-        x, (a1, a2), batch = mvgrl_pack([graphs[i] for i in idx], [views[i] for i in idx])
-        l1, g1 = enc1(x, a1, batch, len(idx))
-        l2, g2 = enc2(x, a2, batch, len(idx))
-        l1, l2, g1, g2 = node_head(l1), node_head(l2), graph_head(g1), graph_head(g2)
-        loss = local_global_jsd(l1, g2, batch) + local_global_jsd(l2, g1, batch)
+        x, (a1, a2), batch = bv.mvgrl_pack([graphs[i] for i in idx], [views[i] for i in idx])
+        l1, g1, l2, g2 = model(x, a1, a2, batch, len(idx))
+        loss = bv.local_global_jsd(l1, g2, batch) + bv.local_global_jsd(l2, g1, batch)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -203,8 +110,9 @@ def mvgrl_run(graphs, d_in, cfg, args, rng):
     with torch.no_grad():
         for lo in range(0, len(graphs), 128):
             gs = graphs[lo:lo + 128]
-            x, (a1, a2), batch = mvgrl_pack(gs, views[lo:lo + 128])
-            embs.append(graph_head(enc1(x, a1, batch, len(gs))[1]) + graph_head(enc2(x, a2, batch, len(gs))[1]))
+            x, (a1, a2), batch = bv.mvgrl_pack(gs, views[lo:lo + 128])
+            _, g1, _, g2 = model(x, a1, a2, batch, len(gs))
+            embs.append(g1 + g2)
     return {"loss": float(loss), "train_s": train_s, "views_s": views_s,
             "nnz_diffusion": int(sum(v[1][1].numel() for v in views)), "emb": list(torch.cat(embs).shape)}
 

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"flag"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"testing"
 
 	"github.com/batchsampler-go/batchsampler/augment"
@@ -25,6 +27,11 @@ import (
 // check against the PyTorch model, and the per-view graph sizes.
 
 var vsTorchWarmup = flag.Int("vstorch.warmup", 3, "untimed training steps before a VsTorch benchmark starts its timer")
+
+// vsTorchProfile, when set, is a file name prefix: BenchmarkVsTorchMVGRL
+// writes the CPU profile of its timed steps alone (not the dataset, views
+// or warm-up, which -test.cpuprofile would include) to <prefix>-<dataset>.prof.
+var vsTorchProfile = flag.String("vstorch.cpuprofile", "", "write the CPU profile of the timed MVGRL steps to `prefix`-<dataset>.prof")
 
 // vsTorchRun is one model with its optimizer, kept across the calls of one
 // (sub-)benchmark function: the testing package calls it once with b.N = 1
@@ -238,4 +245,86 @@ func BenchmarkVsTorchSimCLR(b *testing.B) {
 		b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
 		b.ReportMetric(float64(2*len(r.idx)*b.N)/b.Elapsed().Seconds(), "img/s")
 	})
+}
+
+// vsTorchMVGRLData is the data line of the VsTorch MVGRL workloads: the
+// graph table's MVGRL cells (table.GraphConfigYAML): one-hot node labels
+// (NCI1) or degrees (COLLAB, up to 491), the diffusion's top_k 64 on COLLAB.
+var vsTorchMVGRLData = map[string]string{
+	"nci1":   "data: {source: tu, name: NCI1, path: tu/NCI1, features: auto-degree}\nmodel: {kind: gcn, hidden: 128, layers: 4, diffusion: {alpha: 0.2, eps: 1.0e-4}}\n",
+	"collab": "data: {source: gin, name: COLLAB, path: tu_gin_format/COLLAB/COLLAB.txt.gz, features: auto-degree}\nmodel: {kind: gcn, hidden: 128, layers: 4, diffusion: {alpha: 0.2, eps: 1.0e-4, top_k: 64}}\n",
+}
+
+// vsTorchMVGRL builds the MVGRL modality of the graph table's cell on a
+// dataset (vsTorchMVGRLData): two GCN encoders of 4 layers × 128, the
+// node and graph heads, InfoGraph's JSD local–global loss, Adam 1e-3.
+func vsTorchMVGRL(name string) func(*testing.B) (Method, *Config, int) {
+	return func(b *testing.B) (Method, *Config, int) {
+		root := testenv.Path(b)
+		return benchModality(b, "modality: graph\nmethod: mvgrl\n"+vsTorchMVGRLData[name]+
+			"loss: {kind: jsd}\ntrain: {batch_size: 128, lr: 0.001}\n", "data.root="+root)
+	}
+}
+
+// BenchmarkVsTorchMVGRL is one MVGRL training step of the graph table's
+// cells ("nci1", "collab": 128 graphs drawn with replacement, both views
+// packed, two GCN encoders, the heads, the JSD loss in both directions,
+// backward, Adam) after the warm-up steps, with the mean nodes and
+// propagation entries (adjacency, diffusion) of a batch; cpu-ms/step is
+// the process's CPU time per step (both cores' worth), steadier than the
+// wall time on a shared machine.
+func BenchmarkVsTorchMVGRL(b *testing.B) {
+	for _, name := range []string{"nci1", "collab"} {
+		b.Run(name, func(b *testing.B) {
+			r := vsTorchRunFor(b, "mvgrl-"+name, vsTorchMVGRL(name))
+			g := r.mod.(*mvgrlMethod)
+			c := g.m.Config()
+			b.Logf("mvgrl: dataset %s, %d graphs, in %d, hidden %d, layers %d", g.set.Name, len(g.set.Graphs), c.InDim, c.Hidden, c.Layers)
+			r.warm(b)
+			var nodes, nnz [2]int
+			stop := startStepProfile(b, name)
+			cpu0 := processCPU()
+			b.ResetTimer()
+			for range b.N {
+				r.step(b)
+				b.StopTimer()
+				for _, j := range r.idx {
+					nodes[0] += g.set.Graphs[j].NumNodes
+					nnz[0] += g.views[0][j].NNZ()
+					nnz[1] += g.views[1][j].NNZ()
+				}
+				b.StartTimer()
+			}
+			b.StopTimer()
+			stop()
+			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
+			b.ReportMetric((processCPU()-cpu0).Seconds()*1e3/float64(b.N), "cpu-ms/step")
+			b.ReportMetric(float64(nodes[0])/float64(b.N), "nodes/batch")
+			b.ReportMetric(float64(nnz[0])/float64(b.N), "adj/batch")
+			b.ReportMetric(float64(nnz[1])/float64(b.N), "diff/batch")
+		})
+	}
+}
+
+// startStepProfile starts the CPU profile of -vstorch.cpuprofile for the
+// benchmark of dataset name (b.N > 1 only: the testing package's first
+// call with b.N = 1 is not the measured one) and returns its stop.
+func startStepProfile(b *testing.B, name string) func() {
+	if *vsTorchProfile == "" || b.N == 1 {
+		return func() {}
+	}
+	f, err := os.Create(*vsTorchProfile + "-" + name + ".prof")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		b.Fatalf("-vstorch.cpuprofile: %v", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -320,6 +320,11 @@ func (*bnGradOp) fillsOutput()    {}
 func (*preluGradOp) fillsOutput() {}
 func (*matMulOp) fillsOutput()    {}
 
+// OneHotLinear assigns every element of its output, its gradient clears
+// dW before adding to it (oneHotForward, oneHotGrad).
+func (*OneHotLinearOp) fillsOutput() {}
+func (*oneHotGradOp) fillsOutput()   {}
+
 // applyOp is gorgonia.ApplyOp that also gives the op's output buffer, if it
 // has one, the arena of the inputs' graph, the op's node and its distinct
 // inputs (for lend's counts).
@@ -356,22 +361,24 @@ func applyOp(op gorgonia.Op, inputs ...*gorgonia.Node) (*gorgonia.Node, error) {
 
 // The ops with an output buffer.
 
-func (op *BatchNormOp) keep() *outBuf  { return &op.out }
-func (op *bnGradOp) keep() *outBuf     { return &op.out }
-func (op *bn4GradXOp) keep() *outBuf   { return &op.out }
-func (op *BiasActOp) keep() *outBuf    { return &op.out }
-func (op *reluGradOp) keep() *outBuf   { return &op.out }
-func (op *convOp) keep() *outBuf       { return &op.out }
-func (op *convGradXOp) keep() *outBuf  { return &op.out }
-func (op *convGradWOp) keep() *outBuf  { return &op.out }
-func (op *LinearOp) keep() *outBuf     { return &op.out }
-func (op *matMulOp) keep() *outBuf     { return &op.out }
-func (op *preluOp) keep() *outBuf      { return &op.out }
-func (op *preluGradOp) keep() *outBuf  { return &op.out }
-func (op *reluOp) keep() *outBuf       { return &op.out }
-func (op *addReLUOp) keep() *outBuf    { return &op.out }
-func (op *gapGradOp) keep() *outBuf    { return &op.out }
-func (op *SpMMOp) keep() *outBuf       { return &op.out }
-func (op *WSpMMOp) keep() *outBuf      { return &op.out }
-func (op *concatColsOp) keep() *outBuf { return &op.out }
-func (op *colsOp) keep() *outBuf       { return &op.out }
+func (op *BatchNormOp) keep() *outBuf    { return &op.out }
+func (op *bnGradOp) keep() *outBuf       { return &op.out }
+func (op *bn4GradXOp) keep() *outBuf     { return &op.out }
+func (op *BiasActOp) keep() *outBuf      { return &op.out }
+func (op *reluGradOp) keep() *outBuf     { return &op.out }
+func (op *convOp) keep() *outBuf         { return &op.out }
+func (op *convGradXOp) keep() *outBuf    { return &op.out }
+func (op *convGradWOp) keep() *outBuf    { return &op.out }
+func (op *LinearOp) keep() *outBuf       { return &op.out }
+func (op *matMulOp) keep() *outBuf       { return &op.out }
+func (op *preluOp) keep() *outBuf        { return &op.out }
+func (op *preluGradOp) keep() *outBuf    { return &op.out }
+func (op *reluOp) keep() *outBuf         { return &op.out }
+func (op *addReLUOp) keep() *outBuf      { return &op.out }
+func (op *gapGradOp) keep() *outBuf      { return &op.out }
+func (op *SpMMOp) keep() *outBuf         { return &op.out }
+func (op *WSpMMOp) keep() *outBuf        { return &op.out }
+func (op *concatColsOp) keep() *outBuf   { return &op.out }
+func (op *colsOp) keep() *outBuf         { return &op.out }
+func (op *OneHotLinearOp) keep() *outBuf { return &op.out }
+func (op *oneHotGradOp) keep() *outBuf   { return &op.out }

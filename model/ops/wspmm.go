@@ -104,6 +104,18 @@ func (m *WeightedCSR) T() *WeightedCSR {
 	return m.t
 }
 
+// Prepare computes now what m and its transpose otherwise compute on first
+// use (the transpose, the float32 values, the hashes), so that a caller
+// can have it done on a goroutine of its own, off the path of the ops that
+// use m. The results are the same.
+func (m *WeightedCSR) Prepare() {
+	t := m.T()
+	for _, a := range []*WeightedCSR{m, t} {
+		a.val32()
+		a.Hash()
+	}
+}
+
 // Hash returns a 64-bit hash of the size, the pattern and the values
 // (hashWords), computed once.
 func (m *WeightedCSR) Hash() uint64 {

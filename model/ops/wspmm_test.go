@@ -244,3 +244,27 @@ func TestWeightedOpsUsePreallocDo(t *testing.T) {
 		})
 	}
 }
+
+// TestWeightedCSRPrepare: a matrix prepared ahead has the transpose, the
+// float32 values and the hashes of one computed on first use.
+func TestWeightedCSRPrepare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 1))
+	m := randWCSR(t, rng, 11, 7, 3)
+	lazy, err := NewWeightedCSR(m.Rows, m.Cols, m.RowPtr, m.Col, m.Val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Prepare()
+	for _, c := range []struct{ name, got, want string }{
+		{"transpose", fmt.Sprint(m.T().RowPtr, m.T().Col, m.T().Val), fmt.Sprint(lazy.T().RowPtr, lazy.T().Col, lazy.T().Val)},
+		{"float32 values", fmt.Sprint(m.val32(), m.T().val32()), fmt.Sprint(lazy.val32(), lazy.T().val32())},
+		{"hashes", fmt.Sprint(m.Hash(), m.T().Hash()), fmt.Sprint(lazy.Hash(), lazy.T().Hash())},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: prepared %s, lazily %s", c.name, c.got, c.want)
+		}
+	}
+	if m.T().T() != m {
+		t.Error("prepared: Mᵀᵀ is not M")
+	}
+}
