@@ -51,14 +51,24 @@ func TestServerReadTimeout(t *testing.T) {
 		})
 	}
 	t.Run("slow but steady", func(t *testing.T) {
-		conn := post(t, "POST /v1/refresh")
-		// 12 pieces 100 ms apart: 1.2 s in all, 4 times the timeout.
-		step := (len(body) + 11) / 12
+		// A server of its own with a longer timeout, so that a loaded
+		// machine's scheduling delays (hundreds of ms at a load average of
+		// 30) do not pass for a stall: 8 pieces 400 ms apart, 3.2 s in all,
+		// twice the timeout, each gap 1.1 s short of it.
+		const steadyTimeout = 1500 * time.Millisecond
+		slow := startServer(t, serveOptions{cfg: jobConfig{Spec: spec, B: 20, Seed: 1}, readTimeout: steadyTimeout})
+		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(slow.url, "http://"), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		fmt.Fprintf(conn, "POST /v1/refresh HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-npy\r\nContent-Length: %d\r\n\r\n", len(body))
+		step := (len(body) + 7) / 8
 		for i := 0; i < len(body); i += step {
 			if _, err := conn.Write(body[i:min(i+step, len(body))]); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(400 * time.Millisecond)
 		}
 		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
