@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,7 +19,7 @@ import (
 	"github.com/batchsampler-go/batchsampler/internal/testenv"
 )
 
-var updateGolden = flag.Bool("update-golden", false, "rewrite train/testdata/golden/*.json from the code as it stands")
+var updateGolden = flag.Bool("update-golden", false, "rewrite train/testdata/golden/BACKEND/*.json (BACKEND: this machine's GEMM kernel) from the code as it stands")
 
 // goldenShortening turns a shipped config into a run that takes seconds:
 // its first seed, one epoch, every step logged, a capped dataset where the
@@ -117,11 +119,17 @@ var goldenTooSlow = map[string]string{
 
 // TestGoldenShippedConfigs runs a shortened version of every shipped config
 // and compares every step's loss, false-negative ratio and in-batch cosine
-// and every final score with the record in testdata/golden, exactly: a
-// refactor must not change what a config computes. Regenerate the records
-// (only for an intended change, in its own commit) with
+// and every final score with the record in testdata/golden/BACKEND,
+// exactly: a refactor must not change what a config computes. BACKEND is
+// the GEMM kernel of this machine (gemm.Backend(): avx512, avx2 or go),
+// which decides the order of float32 sums, so each has records of its own.
+// Regenerate the records (only for an intended change, in its own commit)
+// with
 //
 //	go test ./train -run TestGoldenShippedConfigs -update-golden
+//
+// and the same under GODEBUG=cpu.avx512f=off (avx2 on an AVX-512 machine)
+// and with -tags purego (go); see goldenBackends.
 func TestGoldenShippedConfigs(t *testing.T) {
 	for _, f := range shippedConfigs(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
@@ -154,13 +162,16 @@ func TestGoldenShippedConfigs(t *testing.T) {
 					}
 				}
 			}
-			gpath := filepath.Join("testdata", "golden", name+".json")
+			gpath := goldenPath(name)
 			var want goldenFile
 			if msg := missingData(&cfg); msg != "" {
 				t.Skip(msg) // before the record: a config on data this machine lacks has none
 			}
 			if !*updateGolden {
 				b, err := os.ReadFile(gpath)
+				if errors.Is(err, fs.ErrNotExist) && !slices.Contains(goldenBackends, gemm.Backend()) {
+					t.Skipf("no golden records for the %s GEMM kernel (recorded: %s)", gemm.Backend(), strings.Join(goldenBackends, ", "))
+				}
 				if err != nil {
 					t.Fatalf("no golden record (%v); create it with -update-golden", err)
 				}
@@ -168,7 +179,7 @@ func TestGoldenShippedConfigs(t *testing.T) {
 					t.Fatalf("%s: %v", gpath, err)
 				}
 				if want.Backend != gemm.Backend() {
-					t.Skipf("golden record made with the %s GEMM kernel; this machine uses %s (float32 sums differ)", want.Backend, gemm.Backend())
+					t.Fatalf("%s was made with the %s GEMM kernel, and this machine uses %s (float32 sums differ): the record is misfiled", gpath, want.Backend, gemm.Backend())
 				}
 			}
 			dir := t.TempDir()
@@ -193,6 +204,16 @@ func TestGoldenShippedConfigs(t *testing.T) {
 			compareGolden(t, want, got)
 		})
 	}
+}
+
+// goldenBackends are the GEMM kernels (gemm.Backend()) with golden records:
+// a machine with another one (arm64's go kernel is "go" too) skips the test.
+var goldenBackends = []string{"avx512", "avx2", "go"}
+
+// goldenPath is the golden record of the shipped config name on this
+// machine's GEMM kernel.
+func goldenPath(name string) string {
+	return filepath.Join("testdata", "golden", gemm.Backend(), name+".json")
 }
 
 // missingData returns a skip message when the config reads files that are
