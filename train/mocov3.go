@@ -1,12 +1,10 @@
 package train
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -278,28 +276,6 @@ func (m *mocoV3) graphFor(b int) (*mocoGraph, error) {
 	}
 	m.graphs[b] = mg
 	return mg, nil
-}
-
-// runBoth runs two views' machines at the same time; the errors name the
-// view. abort, when not nil, is called with the first error as soon as a
-// machine fails (to wake the other if it waits on an ops.Exchange).
-func runBoth(vms [2]G.VM, abort func(error)) error {
-	var errs [2]error
-	var wg sync.WaitGroup
-	for v := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := vms[v].RunAll(); err != nil {
-				errs[v] = fmt.Errorf("view %d: %w", v+1, err)
-				if abort != nil {
-					abort(errs[v])
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs[0], errs[1])
 }
 
 func (m *mocoV3) Step(idx []int, rng *rand.Rand) (StepResult, error) {

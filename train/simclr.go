@@ -249,35 +249,6 @@ func (im *simCLR) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 	return StepResult{Loss: lv, Grads: im.grads, Proj: append([]float32(nil), p...), ProjDim: ig.views[0].proj.Shape()[1]}, nil
 }
 
-// sumGrads writes a[k] + b[k] into dst[k] for every parameter k (a copy of
-// the one given when the other is nil) and returns dst, grown as needed.
-func sumGrads(dst, a, b [][]float32) [][]float32 {
-	if len(dst) != len(a) {
-		dst = make([][]float32, len(a))
-	}
-	for k := range a {
-		switch {
-		case a[k] == nil && b[k] == nil:
-			dst[k] = nil
-			continue
-		case a[k] == nil:
-			dst[k] = append(dst[k][:0], b[k]...)
-			continue
-		case b[k] == nil:
-			dst[k] = append(dst[k][:0], a[k]...)
-			continue
-		}
-		if len(dst[k]) != len(a[k]) {
-			dst[k] = make([]float32, len(a[k]))
-		}
-		d, y := dst[k], b[k][:len(a[k])]
-		for i, x := range a[k] {
-			d[i] = x + y[i]
-		}
-	}
-	return dst
-}
-
 // embedBatch is the batch size of evaluation-mode forward passes.
 const embedBatch = 256
 
