@@ -1,7 +1,6 @@
 package train
 
 import (
-	"cmp"
 	"fmt"
 	"math/rand/v2"
 
@@ -175,13 +174,8 @@ func (g *graphCL) stepAcross(views [2]*model.GraphBatch) (StepResult, error) {
 			}
 		}
 	}()
-	run := func(v int) (err error) {
+	run := func(v int) error {
 		s := &sides[v]
-		defer func() {
-			if err != nil {
-				across.Abort(err) // the other view may be waiting at the loss
-			}
-		}()
 		eg, release, err := newStepGraph(&g.arenas[v])
 		if err != nil {
 			return err
@@ -201,20 +195,15 @@ func (g *graphCL) stepAcross(views [2]*model.GraphBatch) (StepResult, error) {
 		if _, err := G.Grad(s.l, s.bound.Learnables()...); err != nil {
 			return fmt.Errorf("gradient of view %d: %w", v+1, err)
 		}
-		machineMu.Lock() // see machineMu
-		s.vm = G.NewTapeMachine(eg)
-		machineMu.Unlock()
+		s.vm = newViewMachine(eg)
 		if err := s.vm.RunAll(); err != nil {
 			return fmt.Errorf("run step, view %d: %w", v+1, err)
 		}
 		return nil
 	}
-	done := make(chan error, 1)
-	go func() { done <- run(1) }()
-	err0 := run(0)
-	err1 := <-done
-	// The error of the view that failed first, not the other's report of it.
-	if err := cmp.Or(across.Cause(), err0, err1); err != nil {
+	// The other view may be waiting at the loss: a failure aborts it, and
+	// the error is that of the view that failed first.
+	if err := bothViews(run, across.Abort); err != nil {
 		return StepResult{}, err
 	}
 	gs, err := sides[0].bound.Grads()
@@ -225,16 +214,7 @@ func (g *graphCL) stepAcross(views [2]*model.GraphBatch) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
-	for i, a := range gs {
-		switch {
-		case a == nil:
-			gs[i] = gs2[i]
-		case gs2[i] != nil:
-			for k, b := range gs2[i] {
-				a[k] += b
-			}
-		}
-	}
+	gs = sumGrads(gs, gs, gs2)
 	for _, s := range sides {
 		if err := s.bound.CommitStats(); err != nil {
 			return StepResult{}, err

@@ -3,7 +3,6 @@ package train
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 
 	G "gorgonia.org/gorgonia"
@@ -81,7 +80,7 @@ func validateMoCoV3(c *Config) []string {
 		errs = append(errs, fmt.Sprintf("model.momentum: the momentum encoder's EMA momentum at the first step must be in [0, 1), got %v", c.Model.Momentum))
 	}
 	add(oneOf("model.projection", c.Model.Projection, "query", "key"))
-	add(oneOf("augment.image", c.Augment.Image, "mocov3", "simclr", "crop_flip", "none"))
+	add(oneOf("augment.image", c.Augment.Image, imageViewNames(false)...))
 	if c.Loss.Form == loss.FormSimCLR {
 		errs = append(errs, fmt.Sprintf("loss.form: method mocov3 contrasts queries with the other view's keys: use %q (MoCo v3's cross-entropy) or %q (positive left out of the denominator), not %q", loss.FormSimCSE, loss.FormGraphCL, c.Loss.Form))
 	}
@@ -163,39 +162,11 @@ func newMoCoV3(cfg *Config, ds Dataset, seed uint64) (Method, error) {
 			m.online, m.momentum = append(m.online, onl[i]), append(m.momentum, p)
 		}
 	}
-	if m.aug, err = mocoViews(cfg.Augment.Image, d); err != nil {
+	if m.aug, err = imageViews(cfg.Augment.Image, d); err != nil {
 		return nil, err
 	}
 	ops.SetOutputReuse(true) // see newSimCLR
 	return m, nil
-}
-
-// mocoViews returns the two view pipelines of augment.image, normalised by
-// the training set's statistics.
-func mocoViews(kind string, d *imageDataset) ([2]augment.ImageAugmenter, error) {
-	var views [2]augment.ImageCompose
-	switch kind {
-	case "mocov3":
-		views = augment.MoCoV3CIFAR()
-	case "simclr":
-		views = [2]augment.ImageCompose{augment.SimCLRCIFAR(), augment.SimCLRCIFAR()}
-	case "crop_flip":
-		for v := range views {
-			views[v] = augment.ImageCompose{Augs: []augment.ImageAugmenter{
-				augment.RandomResizedCrop{Scale: [2]float64{0.08, 1}, Ratio: [2]float64{3.0 / 4, 4.0 / 3}},
-				augment.HorizontalFlip{P: 0.5},
-			}}
-		}
-	}
-	var out [2]augment.ImageAugmenter
-	for v := range views {
-		views[v].Augs = append(views[v].Augs, augment.Normalize{Mean: d.mean, Std: d.std})
-		if err := augment.ValidateImageAugmenter(views[v], d.train.C, d.train.H, d.train.W); err != nil {
-			return out, fmt.Errorf("augment: view %d: %w", v+1, err)
-		}
-		out[v] = views[v]
-	}
-	return out, nil
 }
 
 func (m *mocoV3) Params() []*model.Param { return m.params }
@@ -279,18 +250,17 @@ func (m *mocoV3) graphFor(b int) (*mocoGraph, error) {
 }
 
 func (m *mocoV3) Step(idx []int, rng *rand.Rand) (StepResult, error) {
-	if len(idx) < 2 {
-		return StepResult{}, fmt.Errorf("mocov3 step: batch of %d images; BatchNorm needs at least 2", len(idx))
+	if err := checkImageBatch(idx); err != nil {
+		return StepResult{}, err
 	}
 	mg, err := m.graphFor(len(idx))
 	if err != nil {
 		return StepResult{}, err
 	}
-	tr := m.ds.train
+	if err := m.ds.gatherViews(m.aug, [2][]float32{mg.ox[0].Float32s(), mg.ox[1].Float32s()}, idx, rng); err != nil {
+		return StepResult{}, err
+	}
 	for v := range 2 {
-		if err := augment.AugmentGather(m.aug[v], mg.ox[v].Float32s(), tr.Pixels, idx, tr.C, tr.H, tr.W, rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
-			return StepResult{}, fmt.Errorf("augment view %d: %w", v+1, err)
-		}
 		copy(mg.kx[v].Float32s(), mg.ox[v].Float32s())
 	}
 	// Keys first (moco-v3 computes them under no_grad in the same step).

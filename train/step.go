@@ -1,7 +1,12 @@
 package train
 
+// The step machinery the methods share: the expression graph of a step and
+// its arena (newStepGraph), two views run at once (bothViews, runBoth), the
+// sum of the two views' gradients (sumGrads), the loss's scalar read-out
+// (scalarOf) and the step of a loss of two views' projections on one graph
+// (contrastiveStep, viewsResult).
+
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -12,7 +17,8 @@ import (
 	"github.com/batchsampler-go/batchsampler/model/ops"
 )
 
-// machineMu is held while a tape machine of stepAcross is made: Gorgonia's
+// machineMu is held while a tape machine of a view's graph is made while
+// the other view's may be (newViewMachine): Gorgonia's
 // NewTapeMachine sets the engine of every node's value, and both views'
 // graphs hold the model's parameter tensors.
 var machineMu sync.Mutex
@@ -123,24 +129,56 @@ func sumGrads(dst, a, b [][]float32) [][]float32 {
 	return dst
 }
 
-// runBoth runs two views' machines at the same time; the errors name the
-// view. abort, when not nil, is called with the first error as soon as a
-// machine fails (to wake the other if it waits on an ops.Exchange).
-func runBoth(vms [2]G.VM, abort func(error)) error {
-	var errs [2]error
-	var wg sync.WaitGroup
-	for v := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := vms[v].RunAll(); err != nil {
-				errs[v] = fmt.Errorf("view %d: %w", v+1, err)
-				if abort != nil {
-					abort(errs[v])
-				}
+// bothViews runs the two views of a step at the same time, f(0) on the
+// calling goroutine and f(1) on another, and returns the error of the view
+// that failed first (nil when neither did). abort, when not nil, is called
+// with that error as soon as it happens: a view waiting for the other at
+// their exchange (ops.Exchange, loss.Across) then returns instead of
+// waiting for ever. It is the one way the methods run two views at once:
+// GraphCL's two step graphs meeting at the loss, SimCLR's compiled graphs
+// swapping their projections, MoCo v3's key and online graphs (runBoth).
+func bothViews(f func(v int) error, abort func(error)) error {
+	var (
+		once  sync.Once
+		first error
+	)
+	fail := func(err error) {
+		once.Do(func() {
+			first = err
+			if abort != nil {
+				abort(err)
 			}
-		}()
+		})
 	}
-	wg.Wait()
-	return errors.Join(errs[0], errs[1])
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := f(1); err != nil {
+			fail(err)
+		}
+	}()
+	if err := f(0); err != nil {
+		fail(err)
+	}
+	<-done
+	return first
+}
+
+// runBoth runs two views' compiled machines at the same time (bothViews);
+// the error names the view.
+func runBoth(vms [2]G.VM, abort func(error)) error {
+	return bothViews(func(v int) error {
+		if err := vms[v].RunAll(); err != nil {
+			return fmt.Errorf("view %d: %w", v+1, err)
+		}
+		return nil
+	}, abort)
+}
+
+// newViewMachine is G.NewTapeMachine for a view's graph made while the
+// other view's is (see machineMu).
+func newViewMachine(eg *G.ExprGraph) G.VM {
+	machineMu.Lock()
+	defer machineMu.Unlock()
+	return G.NewTapeMachine(eg)
 }
