@@ -15,6 +15,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/batchsampler-go/batchsampler/internal/tempfile"
 )
 
 // TUBaseURL is where the TU Dortmund graph kernel datasets are served.
@@ -85,7 +87,7 @@ func Download(ctx context.Context, rawURL, destDir, wantSHA256 string) (string, 
 		return fail(fmt.Errorf("HTTP status %s: expected 200 OK", resp.Status))
 	}
 
-	tmp, err := os.CreateTemp(destDir, "."+name+".part-*")
+	tmp, err := tempfile.Create(destDir, "."+name+".part-*")
 	if err != nil {
 		return fail(err)
 	}

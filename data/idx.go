@@ -208,7 +208,10 @@ func decodeIDX(r io.Reader, file string, wantDims int, what string) ([]int, []by
 		dims[i] = int(d)
 		total *= int64(d)
 		if i > 0 {
-			item *= int64(d)
+			// A size of 0 must not hide the others: an empty set's images
+			// are still at least 1×1 (DecodeIDXImages), so 0 images of
+			// 0×4,281,348,144 would be a set of images too large to hold.
+			item *= max(int64(d), 1)
 		}
 		if total > MaxImageValues || item > MaxImageValues {
 			return fail("sizes %v…: more than %d values: expected at most that", dims[:i+1], int64(MaxImageValues))

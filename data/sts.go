@@ -56,7 +56,7 @@ func ReadSTSFrom(r io.Reader, file string) ([]STSPair, error) {
 		}
 		if !ok {
 			if len(out) == 0 {
-				return nil, fmt.Errorf("%s: no sentence pairs: expected tab-separated lines (genre, file, year, id, score, sentence1, sentence2)", file)
+				return nil, parseErr(file, 0, "no sentence pairs: expected tab-separated lines (genre, file, year, id, score, sentence1, sentence2)")
 			}
 			return out, nil
 		}

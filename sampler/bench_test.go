@@ -102,11 +102,13 @@ func benchWalk(b *testing.B, kind string, alpha float64) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		if len(s.Next()) != 256 {
 			b.Fatal("short batch")
 		}
 	}
+	b.ReportMetric((processCPU()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkRWRBatch256 is the acceptance benchmark: one RWR batch of 256
@@ -175,7 +177,9 @@ func BenchmarkKNNSamplerBatch256(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		s.Next()
 	}
+	b.ReportMetric((processCPU()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 }

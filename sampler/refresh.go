@@ -122,6 +122,7 @@ type Driver struct {
 	labels    []int
 	cache     Embeddings
 	seconds   float64
+	next      float64 // time in Next (not saved in the state)
 	refreshed bool
 }
 
@@ -225,9 +226,16 @@ func (d *Driver) BeforeStep(s, total int) (*RefreshReport, error) {
 func (d *Driver) Next() []int {
 	t0 := time.Now()
 	idx := d.s.Next()
-	d.seconds += time.Since(t0).Seconds()
+	dt := time.Since(t0).Seconds()
+	d.seconds += dt
+	d.next += dt
 	return idx
 }
+
+// NextSeconds is the time spent in Next by this driver (the share of
+// SamplerSeconds that is not refreshes; it is not part of the saved state,
+// so it counts from 0 again after UnmarshalBinary's resume).
+func (d *Driver) NextSeconds() float64 { return d.next }
 
 // fillUnseenViews makes the cache of embedding cached_views complete: when
 // it does not exist, or has rows no step wrote (all zero), the dataset is

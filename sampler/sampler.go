@@ -24,6 +24,14 @@
 //   - diagnostics.go: false-negative ratio, in-batch cosine, graph
 //     statistics; stats.go: the Gaussian-mixture comparison behind
 //     cmd/samplerstats.
+//   - The global batch samplers compared in docs/batch-composition.md,
+//     each refreshed from embeddings as BatchSampler is (rounds.go: their
+//     shared queue of precomputed batches): gcbs.go, GCBS (reverse
+//     Cuthill–McKee order of a kNN graph, rcm.go); spectral.go, Spectral
+//     (Cho et al.'s even-sized spectral clustering; lanczos.go, kmeans.go:
+//     KMeans, LinearSumAssignment, BalancedAssign); osgd.go, OSGD (the q
+//     highest-loss of k random batches); clusterbatches.go, ClusterBatches
+//     (k-means clusters together or apart).
 package sampler
 
 import (
@@ -43,7 +51,8 @@ import (
 // its own, so it is merged into the epoch's last full batch, which then has
 // B+1 instances, and the epoch has ⌊N/B⌋ batches. Nothing changes for any
 // other N: Uniform's last batch holds the N mod B ≥ 2 instances left (or B).
-// The samplers that build batches from the data (KNN, BatchSampler) follow
+// The samplers that build batches from the data (KNN, BatchSampler, and
+// the global batch samplers GCBS, Spectral, OSGD, ClusterBatches) follow
 // the same rule: an epoch has the same number of batches as Uniform's, each
 // batch has B instances, and when N mod B = 1 the epoch's last batch (the
 // ⌊N/B⌋-th) has B+1. The constructors require 2 ≤ B ≤ N.

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -38,6 +39,13 @@ func TestShortLastBatch(t *testing.T) {
 		{"batchsampler-dfs-knngraph", true, func(n, b int, seed uint64) (Sampler, error) {
 			return NewBatchSampler(Config{BatchSize: b, K: 3, Walk: WalkDFS, Graph: GraphKNN}, n, seed)
 		}},
+		// The global samplers with their defaults (a size they refuse, such
+		// as spectral's k·B ≤ N with k ≥ 2, is skipped).
+		{"gcbs", true, globalMaker(KindGCBS)},
+		{"spectral", true, globalMaker(KindSpectral)},
+		{"osgd", true, globalMaker(KindOSGD)},
+		{"kmeans", true, globalMaker(KindKMeans)},
+		{"antikmeans", true, globalMaker(KindAntiKMeans)},
 	}
 	const epochs = 4
 	for _, sc := range samplers {
@@ -45,6 +53,9 @@ func TestShortLastBatch(t *testing.T) {
 			n, b := sz.n, sz.b
 			t.Run(fmt.Sprintf("%s/N=%d,B=%d", sc.name, n, b), func(t *testing.T) {
 				s, err := sc.make(n, b, 7)
+				if errors.Is(err, errRefusedSize) {
+					t.Skip(err)
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -168,5 +179,24 @@ func TestSizeErrors(t *testing.T) {
 				t.Errorf("%s N=%d B=%d: error %q does not say %q", name, tc.n, tc.b, err, tc.want)
 			}
 		}
+	}
+}
+
+// errRefusedSize marks a size a global sampler's defaults do not fit.
+var errRefusedSize = errors.New("size refused by the sampler's parameters")
+
+// globalMaker builds a global sampler of the kind with its defaults (τ 0.5
+// where it needs one), wrapping errRefusedSize when N and B leave no valid
+// parameter (spectral needs ⌊N/B⌋ ≥ 2).
+func globalMaker(kind string) func(n, b int, seed uint64) (Sampler, error) {
+	return func(n, b int, seed uint64) (Sampler, error) {
+		sp := Spec{Kind: kind}
+		if kind == KindSpectral || kind == KindOSGD {
+			sp.Temperature = 0.5
+		}
+		if kind == KindSpectral && n/b < 2 {
+			return nil, fmt.Errorf("spectral N=%d B=%d: %w", n, b, errRefusedSize)
+		}
+		return sp.New(n, b, seed)
 	}
 }

@@ -7,6 +7,7 @@ package sampler
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -18,10 +19,26 @@ const (
 	KindUniform      = "uniform"      // Uniform: a fresh permutation every epoch
 	KindKNN          = "knn"          // KNN: an anchor and its B−1 nearest neighbours
 	KindBatchSampler = "batchsampler" // BatchSampler: walks on a proximity graph
+	KindGCBS         = "gcbs"         // GCBS: reverse Cuthill–McKee order of a kNN graph
+	KindSpectral     = "spectral"     // Spectral: even-sized spectral clustering of k·B instances
+	KindOSGD         = "osgd"         // OSGD: the q highest-loss of k random batches
+	KindKMeans       = "kmeans"       // ClusterBatches together: a batch from one k-means cluster
+	KindAntiKMeans   = "antikmeans"   // ClusterBatches apart: no two of a cluster in a batch
 )
 
 // Kinds lists the allowed values of Spec.Kind (there is no default).
-var Kinds = []string{KindUniform, KindKNN, KindBatchSampler}
+var Kinds = []string{KindUniform, KindKNN, KindBatchSampler, KindGCBS, KindSpectral, KindOSGD, KindKMeans, KindAntiKMeans}
+
+// GlobalKinds are the kinds of the global batch samplers compared in
+// docs/batch-composition.md (each refreshed from embeddings, as knn and
+// batchsampler are).
+var GlobalKinds = []string{KindGCBS, KindSpectral, KindOSGD, KindKMeans, KindAntiKMeans}
+
+// Defaults of the global samplers' keys.
+const (
+	DefaultSpectralDraw = 4 // k of spectral: batches per round (clamped to ⌊N/B⌋)
+	DefaultOSGDDraw     = 4 // k of osgd: batches drawn per round (clamped to ⌊N/B⌋)
+)
 
 // Spec chooses how mini-batches are formed: the YAML schema of a sampler in
 // a config file. The zero values of Walk, Graph, Candidates, Embedding,
@@ -45,15 +62,30 @@ var Kinds = []string{KindUniform, KindKNN, KindBatchSampler}
 // Validate checks a Spec and New builds the sampler; a Driver (refresh.go)
 // runs it in a training loop.
 type Spec struct {
-	// Kind is "uniform", "knn" or "batchsampler".
+	// Kind is "uniform", "knn", "batchsampler", or one of the global
+	// samplers "gcbs", "spectral", "osgd", "kmeans", "antikmeans".
 	Kind string `yaml:"kind"`
 	// Label names the sampler in results (default: Kind, or a description
 	// of the walk and graph for ablations).
 	Label string `yaml:"label"`
 	// M is the number of candidates a node draws and K the number of
-	// neighbours it keeps (K ≤ M); see Candidates for M ≥ N.
+	// neighbours it keeps (K ≤ M); see Candidates for M ≥ N. For kind gcbs
+	// K is the neighbours per instance of its sparse graph (0:
+	// DefaultGCBSNeighbours).
 	M int `yaml:"m"`
 	K int `yaml:"k"`
+	// Draw is the k of Cho et al. (kinds spectral and osgd): the batches a
+	// round draws, k·B instances (0: DefaultSpectralDraw or
+	// DefaultOSGDDraw, clamped to ⌊N/B⌋); Keep is OSGD's q, the batches it
+	// keeps of them (0: ⌈k/2⌉).
+	Draw int `yaml:"draw,omitempty"`
+	Keep int `yaml:"keep,omitempty"`
+	// Temperature is the τ of spectral's affinity and osgd's score (0: the
+	// config's loss.temperature, which package train fills in).
+	Temperature float64 `yaml:"temperature,omitempty"`
+	// Clusters is the C of kinds kmeans (1 ≤ C ≤ ⌊N/B⌋; 0: ⌊N/B⌋) and
+	// antikmeans (B ≤ C ≤ N; 0: B).
+	Clusters int `yaml:"clusters,omitempty"`
 	// Candidates is how a node's M candidates are drawn (graph proximity
 	// only): "without_replacement" (default: M distinct other nodes, as the
 	// paper's text says; M and K are clamped to N−1, so every M ≥ N−1 is
@@ -192,10 +224,16 @@ func oneOf(key, v string, allowed []string, defaultFirst bool) error {
 
 // Validate checks the spec and returns the first error, naming its key
 // below key (the spec's own key path, e.g. "samplers[1]"): for instance
-// "samplers[1].m: must be >= k (100), got 50". A uniform spec is checked
+// "samplers[1].m: must be >= samplers[1].k = 100, got 50". A uniform spec is checked
 // for its kind only; a knn spec for kind, embedding and refresh_every. The
 // allowed values of kind, walk, graph and embedding are Kinds, Walks,
 // GraphKinds and EmbeddingSources.
+//
+// A global sampler's spec (gcbs, spectral, osgd, kmeans, antikmeans) is
+// checked for embedding, refresh_every and its own keys (k for gcbs; draw,
+// keep, temperature, clusters), which the other kinds refuse; whether a
+// value fits N and B (k·B ≤ N, q ≤ k, the clusters' range) is New's check,
+// which names the key and the allowed range.
 //
 // The published choices (published, epoch, warmup, alpha.schedule,
 // candidates) are refused on any kind but batchsampler, embedding
@@ -217,6 +255,23 @@ func (s Spec) Validate(key string) error {
 			}
 		}
 	}
+	for _, k := range []struct {
+		name  string
+		set   bool
+		kinds []string
+	}{
+		{"draw", s.Draw != 0, []string{KindSpectral, KindOSGD}},
+		{"keep", s.Keep != 0, []string{KindOSGD}},
+		{"temperature", s.Temperature != 0, []string{KindSpectral, KindOSGD}},
+		{"clusters", s.Clusters != 0, []string{KindKMeans, KindAntiKMeans}},
+	} {
+		if k.set && !slices.Contains(k.kinds, s.Kind) {
+			if len(k.kinds) == 1 {
+				return fmt.Errorf("%s.%s: only kind %s has this key, got kind %s", key, k.name, k.kinds[0], s.Kind)
+			}
+			return fmt.Errorf("%s.%s: only kinds %s have this key, got kind %s", key, k.name, strings.Join(k.kinds, " and "), s.Kind)
+		}
+	}
 	if s.Kind == KindUniform && s.Embedding == EmbedCachedViews {
 		return fmt.Errorf("%s.embedding: cached_views is for kinds knn and batchsampler, got kind uniform", key)
 	}
@@ -229,7 +284,32 @@ func (s Spec) Validate(key string) error {
 	if s.RefreshEvery < 0 {
 		return fmt.Errorf("%s.refresh_every: must be >= 0, got %d", key, s.RefreshEvery)
 	}
-	if s.Kind == KindKNN {
+	switch s.Kind {
+	case KindKNN:
+		return nil
+	case KindGCBS:
+		if s.K < 0 {
+			return fmt.Errorf("%s.k: must be >= 1 (neighbours per instance; 0 or left out: %d), got %d", key, DefaultGCBSNeighbours, s.K)
+		}
+		return nil
+	case KindSpectral, KindOSGD, KindKMeans, KindAntiKMeans:
+		for _, v := range []struct {
+			k string
+			v int
+		}{{"draw", s.Draw}, {"keep", s.Keep}, {"clusters", s.Clusters}} {
+			if v.v < 0 {
+				return fmt.Errorf("%s.%s: must be >= 1 (0 or left out: the default), got %d", key, v.k, v.v)
+			}
+		}
+		if s.Kind == KindSpectral && s.Draw == 1 {
+			return fmt.Errorf("%s.draw: must be >= 2 (one cluster per batch, k of them), got 1", key)
+		}
+		if s.Kind == KindOSGD && s.Draw > 0 && s.Keep > s.Draw {
+			return fmt.Errorf("%s.keep: must be in [1, draw = %d] (q ≤ k), got %d", key, s.Draw, s.Keep)
+		}
+		if s.Temperature < 0 || math.IsNaN(s.Temperature) || math.IsInf(s.Temperature, 0) {
+			return fmt.Errorf("%s.temperature: must be > 0 (0 or left out: loss.temperature), got %v", key, s.Temperature)
+		}
 		return nil
 	}
 	if err := oneOf(key+".walk", s.Walk, Walks, true); err != nil {
@@ -257,7 +337,7 @@ func (s Spec) Validate(key string) error {
 		return fmt.Errorf("%s.k: must be a positive integer, got %d", key, s.K)
 	}
 	if s.M < s.K {
-		return fmt.Errorf("%s.m: must be >= k (%d), got %d", key, s.K, s.M)
+		return fmt.Errorf("%s.m: must be >= %s.k = %d, got %d", key, key, s.K, s.M)
 	}
 	if s.Candidates == CandidatesWithReplacement && s.M > maxCandidates {
 		return fmt.Errorf("%s.m: must be < 2^31 with candidates: with_replacement, got %d", key, s.M)
@@ -313,7 +393,8 @@ func (s Spec) DisplayName() string {
 
 // New builds the sampler the spec describes over n instances with batch
 // size b (B) and the given seed: NewUniform(n, b, seed), NewKNN(n, b, t,
-// seed), or NewBatchSampler with M, K, Candidates, Walk, Graph, α
+// seed), a global sampler (NewGCBS, NewSpectral, NewOSGD,
+// NewClusterBatches with the spec's keys or their defaults), or NewBatchSampler with M, K, Candidates, Walk, Graph, α
 // (Alpha.Schedule()), t and MaxWalkSteps, Epoch and Warmup of the
 // Effective spec, the other Config fields left at their defaults. The spec is checked first
 // (Validate with key "sampler").
@@ -335,6 +416,8 @@ func (s Spec) New(n, b int, seed uint64) (Sampler, error) {
 			return nil, err
 		}
 		return k, nil
+	case KindGCBS, KindSpectral, KindOSGD, KindKMeans, KindAntiKMeans:
+		return s.newGlobal(n, b, seed)
 	}
 	bs, err := NewBatchSampler(Config{
 		BatchSize: b, M: s.M, K: s.K, Candidates: s.Candidates, Walk: s.Walk, Graph: s.Graph,
@@ -346,4 +429,65 @@ func (s Spec) New(n, b int, seed uint64) (Sampler, error) {
 		return nil, err
 	}
 	return bs, nil
+}
+
+// newGlobal builds the global samplers, naming the spec's key (below
+// "sampler") and its allowed range when a value does not fit N and B.
+func (s Spec) newGlobal(n, b int, seed uint64) (Sampler, error) {
+	if err := checkSizes(n, b); err != nil {
+		return nil, fmt.Errorf("sampler: %s: %w", s.Kind, err)
+	}
+	t := s.RefreshEvery
+	switch s.Kind {
+	case KindGCBS:
+		k := s.K
+		if k == 0 {
+			k = min(DefaultGCBSNeighbours, n-1)
+		}
+		if k > n-1 {
+			return nil, fmt.Errorf("sampler.k: must be in [1, N−1 = %d] for kind gcbs (neighbours per instance), got %d", n-1, k)
+		}
+		return NewGCBS(n, b, k, t, seed)
+	case KindSpectral, KindOSGD:
+		if s.Temperature == 0 {
+			return nil, fmt.Errorf("sampler.temperature: kind %s needs τ > 0 (package train sets it to loss.temperature when left out)", s.Kind)
+		}
+		lo, def := 1, DefaultOSGDDraw
+		if s.Kind == KindSpectral {
+			lo, def = 2, DefaultSpectralDraw
+		}
+		k := s.Draw
+		if k == 0 {
+			k = min(def, n/b)
+		}
+		if k < lo || k*b > n {
+			return nil, fmt.Errorf("sampler.draw: must be in [%d, ⌊N/B⌋ = %d] for kind %s with N = %d, B = %d (k·B ≤ N instances a round), got %d", lo, n/b, s.Kind, n, b, k)
+		}
+		if s.Kind == KindSpectral {
+			return NewSpectral(n, b, k, s.Temperature, t, seed)
+		}
+		q := s.Keep
+		if q == 0 {
+			q = (k + 1) / 2
+		}
+		if q > k {
+			return nil, fmt.Errorf("sampler.keep: must be in [1, draw = %d] (q ≤ k), got %d", k, q)
+		}
+		return NewOSGD(n, b, k, q, s.Temperature, t, seed)
+	}
+	apart := s.Kind == KindAntiKMeans
+	c, lo, hi := s.Clusters, 1, n/b
+	if apart {
+		lo, hi = b, n
+	}
+	if c == 0 {
+		c = hi
+		if apart {
+			c = b
+		}
+	}
+	if c < lo || c > hi {
+		return nil, fmt.Errorf("sampler.clusters: must be in [%d, %d] for kind %s with N = %d, B = %d, got %d", lo, hi, s.Kind, n, b, c)
+	}
+	return NewClusterBatches(n, b, c, apart, t, seed)
 }

@@ -102,9 +102,9 @@ func TestSpecValidate(t *testing.T) {
 		{"knn ignores walk, graph, m, k, alpha", Spec{Kind: "knn", Walk: "zigzag", Graph: "x", K: -1, Alpha: AlphaSchedule{Start: 7}, Embedding: "cached"}, "sampler", ""},
 
 		{"kind", with(func(s *Spec) { s.Kind = "fancy" }), "samplers[0]",
-			`samplers[0].kind: "fancy" is not allowed; allowed values: uniform, knn, batchsampler`},
+			`samplers[0].kind: "fancy" is not allowed; allowed values: uniform, knn, batchsampler, gcbs, spectral, osgd, kmeans, antikmeans`},
 		{"empty kind", Spec{}, "sampler",
-			`sampler.kind: "" is not allowed; allowed values: uniform, knn, batchsampler`},
+			`sampler.kind: "" is not allowed; allowed values: uniform, knn, batchsampler, gcbs, spectral, osgd, kmeans, antikmeans`},
 		{"embedding", with(func(s *Spec) { s.Embedding = "fresh" }), "samplers[1]",
 			`samplers[1].embedding: "fresh" is not allowed; allowed values: projection (default), encoder, cached, cached_views`},
 		{"knn embedding", Spec{Kind: "knn", Embedding: "fresh"}, "sampler",
@@ -120,7 +120,7 @@ func TestSpecValidate(t *testing.T) {
 		{"k", with(func(s *Spec) { s.K = 0 }), "samplers[1]",
 			`samplers[1].k: must be a positive integer, got 0`},
 		{"m", with(func(s *Spec) { s.M = 50 }), "samplers[1]",
-			`samplers[1].m: must be >= k (100), got 50`},
+			`samplers[1].m: must be >= samplers[1].k = 100, got 50`},
 		{"alpha.start", with(func(s *Spec) { s.Alpha = AlphaSchedule{Start: 1.5, End: 1.5, Constant: true} }), "samplers[0]",
 			`samplers[0].alpha.start: must be in [0, 1], got 1.5`},
 		{"alpha.end", with(func(s *Spec) { s.Alpha.End = -0.1 }), "sampler",
@@ -138,7 +138,7 @@ func TestSpecValidate(t *testing.T) {
 		{"candidates case", with(func(s *Spec) { s.Candidates = "With_Replacement" }), "sampler",
 			`sampler.candidates: "With_Replacement" is not allowed; allowed values: without_replacement (default), with_replacement`},
 		{"with_replacement, m < k", with(func(s *Spec) { s.Candidates, s.M = "with_replacement", 50 }), "samplers[1]",
-			`samplers[1].m: must be >= k (100), got 50`},
+			`samplers[1].m: must be >= samplers[1].k = 100, got 50`},
 		{"with_replacement, m ≥ 2^31", with(func(s *Spec) { s.Candidates, s.M = "with_replacement", 1<<31 }), "samplers[1]",
 			`samplers[1].m: must be < 2^31 with candidates: with_replacement, got 2147483648`},
 		{"with_replacement, graph knn", with(func(s *Spec) { s.Candidates, s.Graph = "with_replacement", "knn" }), "samplers[1]",
@@ -190,6 +190,9 @@ func TestSpecListsMatchImplementations(t *testing.T) {
 	}
 	for _, k := range Kinds {
 		s := Spec{Kind: k, M: 10, K: 5}
+		if k == KindSpectral || k == KindOSGD {
+			s.Temperature = 0.5 // no default: train sets it to loss.temperature
+		}
 		if _, err := s.New(20, 4, 1); err != nil {
 			t.Errorf("kind %q: %v", k, err)
 		}

@@ -204,7 +204,7 @@ func TestExpandErrors(t *testing.T) {
 		{"wrong type", axis("samplers[1].m", "[20, abc]"),
 			[]string{"x.yaml: sweep.axes[0].values[1] (line 18): axis m, value abc: -set samplers[1].m=abc: expected an integer, got \"abc\""}},
 		{"invalid value", axis("samplers[1].m", "[20, 5]"),
-			[]string{"sweep.axes[0].values[1] (line 18): axis m, value 5: invalid config:", "samplers[1].m (-set samplers[1].m=5): must be >= k (10), got 5"}},
+			[]string{"sweep.axes[0].values[1] (line 18): axis m, value 5: invalid config:", "samplers[1].m (-set samplers[1].m=5): must be >= samplers[1].k = 10, got 5"}},
 		{"mapping value", axis("samplers[1].alpha", "[{schedule: bogus}]"),
 			[]string{"sweep.axes[0].values[0] (line 18): axis alpha, value {schedule: bogus}", `samplers[1].alpha.schedule (-set samplers[1].alpha={schedule: bogus}): "bogus" is not allowed`}},
 		{"unknown key", axis("samplers[1].mm", "[20]"),

@@ -188,9 +188,10 @@ func (t *GraphTable) markdownGrid(b *strings.Builder, l gridLayout) {
 	b.WriteString(l.heading)
 	b.WriteString(l.intro)
 	t.header(b, l)
+	rows := t.rowSamplers()
 	for _, blk := range t.Blocks {
-		for _, smp := range Samplers {
-			title := samplerTitle[smp]
+		for _, smp := range rows {
+			title := rowTitle(smp)
 			if title == "" {
 				title = l.blockTitle[blk]
 			}
@@ -203,6 +204,16 @@ func (t *GraphTable) markdownGrid(b *strings.Builder, l gridLayout) {
 	}
 }
 
+// rowSamplers are the rows of every block: the paper's three, then any
+// other sampler of the entries (cmd/table -samplers).
+func (t *GraphTable) rowSamplers() []string {
+	var names []string
+	for _, e := range t.Entries {
+		names = append(names, e.Sampler)
+	}
+	return rowSamplers(names)
+}
+
 // markdownCost writes the cost of every cell and the total.
 func (t *GraphTable) markdownCost(b *strings.Builder, l gridLayout) {
 	b.WriteString("\n### Cost per cell (training + evaluation, summed over the cell's runs)\n\n")
@@ -212,7 +223,7 @@ func (t *GraphTable) markdownCost(b *strings.Builder, l gridLayout) {
 		for _, d := range t.Datasets {
 			var train, ev float64
 			found := false
-			for _, smp := range Samplers {
+			for _, smp := range t.rowSamplers() {
 				if e := t.entry(blk, smp, d); e != nil {
 					found = true
 					train += e.TrainSeconds * float64(len(e.PerSeed))

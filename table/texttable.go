@@ -368,8 +368,13 @@ func (t *TextTable) Markdown() string {
 		fmt.Fprintf(&b, " %s |", task)
 	}
 	fmt.Fprintf(&b, " %s | vs method alone |\n|---|%s\n", TextAvg, strings.Repeat("---|", len(t.Tasks)+2))
+	var names []string
+	for _, r := range t.Rows {
+		names = append(names, r.Sampler)
+	}
+	rows := rowSamplers(names)
 	for _, blk := range t.Blocks {
-		for _, smp := range Samplers {
+		for _, smp := range rows {
 			r := t.row(blk, smp)
 			if r == nil {
 				r = &TextRow{Block: blk, Sampler: smp, Paper: paperTextRow(BackboneBERT, blk, smp)}
@@ -385,7 +390,7 @@ func (t *TextTable) Markdown() string {
 	for _, blk := range t.Blocks {
 		var tr, ev float64
 		n := 0
-		for _, smp := range Samplers {
+		for _, smp := range rows {
 			if r := t.row(blk, smp); r != nil {
 				k := float64(len(r.Seeds))
 				tr, ev, n = tr+r.TrainSeconds*k, ev+r.EvalSeconds*k, n+len(r.Seeds)

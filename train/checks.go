@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -13,6 +14,8 @@ import (
 //   - train.batch_size must be at least 2 and at most N, the number of
 //     training instances (the samplers reject B > N; with N mod B = 1 the
 //     leftover instance joins the epoch's last batch, see sampler.Sampler).
+//   - the labels a classifying protocol fits on (eval.kind svm, knn,
+//     linear_probe: ProtocolSpec.MinClasses) must hold at least 2 classes.
 //   - eval.kind svm: a stratified k-fold needs every class to have at least
 //     eval.folds members, and the inner grid search (run when eval.cs has
 //     more than one C) at least eval.inner_folds members of every class in
@@ -27,7 +30,11 @@ func checkData(cfg *Config, ds Dataset) error {
 	case b > n:
 		errs = append(errs, fmt.Sprintf("train.batch_size: %d is larger than the dataset (N = %d instances in %s); use at most %d", b, n, ds.Name(), n))
 	}
-	if cfg.Eval.Kind == "svm" {
+	classErr := checkClasses(cfg, ds)
+	if classErr != "" {
+		errs = append(errs, classErr)
+	}
+	if cfg.Eval.Kind == "svm" && classErr == "" {
 		errs = append(errs, checkFolds(cfg, ds)...)
 	}
 	if len(errs) > 0 {
@@ -69,4 +76,50 @@ func checkFolds(cfg *Config, ds Dataset) []string {
 		}
 	}
 	return nil
+}
+
+// checkClasses checks that the labels the protocol fits on hold at least
+// its MinClasses classes (see checkData), and names the data they came
+// from.
+func checkClasses(cfg *Config, ds Dataset) string {
+	ps, ok := protocolSpecs[cfg.Eval.Kind]
+	if !ok || ps.MinClasses == 0 {
+		return ""
+	}
+	labels, split := ds.Labels(), "training"
+	if p, ok := ds.(interface{ ProbeSplit() (string, []int) }); ok {
+		var s string
+		if s, labels = p.ProbeSplit(); s != "train" {
+			split = s
+		}
+	}
+	if len(labels) == 0 {
+		return "" // no labels at all: the protocol's own check says so (checkFolds for svm)
+	}
+	seen := map[int]bool{}
+	for _, y := range labels {
+		seen[y] = true
+	}
+	if len(seen) >= ps.MinClasses {
+		return ""
+	}
+	return fmt.Sprintf("eval.kind %s: the %s labels of dataset %s (%s) hold %d class, but the protocol scores a classifier of the classes and needs at least %d classes",
+		cfg.Eval.Kind, split, ds.Name(), labelSource(cfg), len(seen), ps.MinClasses)
+}
+
+// labelSource says where a dataset's labels come from, for messages: the
+// file or directory read, or the generator's setting.
+func labelSource(cfg *Config) string {
+	d := cfg.Data
+	switch {
+	case cfg.Modality == "graph" && d.Source == "synthetic":
+		return fmt.Sprintf("generated graphs, data.synthetic.classes = %d", d.Synthetic.Classes)
+	case cfg.Modality == "image" && d.Source == "synthetic":
+		return fmt.Sprintf("generated images, data.image.classes = %d", d.Image.Classes)
+	case d.Source == "tu":
+		return filepath.Join(d.ResolvedPath(), d.Name+"_graph_labels.txt")
+	case d.Path != "":
+		return "data.source " + d.Source + ", " + d.ResolvedPath()
+	}
+	return "data.source " + d.Source
 }

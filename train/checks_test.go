@@ -162,3 +162,76 @@ func TestShortLastBatchRunsEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// A dataset whose labels hold a single class is refused before step 1 by
+// every protocol that scores a classifier of the classes (svm, knn,
+// linear_probe), naming the data, the class count and what is needed;
+// before, it trained fully and failed in the evaluation.
+func TestCheckDataSingleClass(t *testing.T) {
+	toy := t.TempDir()
+	copyTU(t, filepath.Join("..", "data", "testdata", "tu", "TOY"), filepath.Join(toy, "tu", "TOY"))
+	labels := filepath.Join(toy, "tu", "TOY", "TOY_graph_labels.txt")
+	if err := os.WriteFile(labels, []byte("5\n5\n5\n5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  string
+		sets []string
+		want []string
+	}{
+		{"graph svm, generated", tinySynthetic, []string{"data.synthetic.classes=1"}, []string{"data.synthetic.classes = 1", "eval.kind svm"}},
+		{"graph svm, TU file", minimalTU, []string{"data.root=" + toy, "data.name=TOY", "data.path=tu/TOY", "train.batch_size=2", "eval.folds=2", "eval.inner_folds=2"},
+			[]string{labels, "eval.kind svm"}},
+		{"image linear_probe", tinyImages, []string{"data.image.classes=1"}, []string{"data.image.classes = 1", "eval.kind linear_probe"}},
+		{"image knn", tinyImages, []string{"data.image.classes=1", "eval.kind=knn"}, []string{"data.image.classes = 1", "eval.kind knn"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := mustParse(t, tc.cfg, tc.sets...)
+			dir := filepath.Join(t.TempDir(), "run")
+			_, err := Run(context.Background(), cfg, Options{OutDir: dir})
+			if err == nil {
+				t.Fatal("a single-class dataset was accepted")
+			}
+			for _, want := range append(tc.want, "1 class", "at least 2 classes") {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "metrics.jsonl")); err == nil {
+				t.Error("training started")
+			}
+		})
+	}
+	// sts reads no classes: a text config is not concerned (its dataset has
+	// no labels), and a two-class graph dataset passes.
+	cfg := mustParse(t, tinySynthetic, "data.synthetic.classes=2")
+	ds, err := dataSpecs[cfg.Modality].Load(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkData(&cfg, ds); err != nil {
+		t.Errorf("two classes refused: %v", err)
+	}
+}
+
+// copyTU copies the files of a TU dataset directory.
+func copyTU(t *testing.T, src, dst string) {
+	t.Helper()
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

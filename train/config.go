@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -310,6 +311,9 @@ func parseConfig(src []byte, name string, sets []string) (Config, error) {
 		return Config{}, err
 	}
 	if err := c.Validate(); err != nil {
+		if doc.Blank() {
+			return Config{}, fmt.Errorf("%s sets no key (the file is empty, or holds comments only): a config gives at least its modality and its data, as the files in configs/ do (cmd/train without -config runs the embedded demo)", name)
+		}
 		return Config{}, fmt.Errorf("%s: %s", name, locateKeys(err.Error(), doc))
 	}
 	return c, nil
@@ -317,7 +321,10 @@ func parseConfig(src []byte, name string, sets []string) (Config, error) {
 
 // locateKeys adds to every "key: message" line of a validation error where
 // the key's value came from: "train.batch_size (line 5): must be a positive
-// integer, got -5", or "(-set train.batch_size=-5)".
+// integer, got -5", or "(-set train.batch_size=-5)"; and to the other keys
+// the message names, when an override set them, so that a limit one key
+// puts on another blames the override that broke it: "samplers[1].m (line
+// 7): must be >= samplers[1].k (-set samplers[1].k=200) = 200, got 100".
 func locateKeys(msg string, doc *yamlcfg.Doc) string {
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
@@ -326,10 +333,21 @@ func locateKeys(msg string, doc *yamlcfg.Doc) string {
 		if !ok || strings.ContainsAny(key, " ,") {
 			continue
 		}
+		rest = keyPath.ReplaceAllStringFunc(rest, func(k string) string {
+			if loc := doc.Locate(k); strings.Contains(loc, "(-set ") {
+				return loc
+			}
+			return k
+		})
 		lines[i] = indent + doc.Locate(key) + ": " + rest
 	}
 	return strings.Join(lines, "\n")
 }
+
+// keyPath matches the key paths a validation message names
+// ("samplers[1].k", "data.text.sts_dir"): two or more lower-case names,
+// each with an optional list index, joined by dots.
+var keyPath = regexp.MustCompile(`\b[a-z_][a-z0-9_]*(?:\[[0-9]+\])?(?:\.[a-z_][a-z0-9_]*(?:\[[0-9]+\])?)+`)
 
 // SamplerList returns the samplers of the experiment (Uniform when none is given).
 func (c *Config) SamplerList() []sampler.Spec {
@@ -417,6 +435,9 @@ func (c *Config) Validate() error {
 			key = fmt.Sprintf("samplers[%d]", i)
 		}
 		add(s.Validate(key))
+		if (s.Kind == sampler.KindSpectral || s.Kind == sampler.KindOSGD) && s.Temperature == 0 && !(c.Loss.Temperature > 0) {
+			errs = append(errs, fmt.Sprintf("%s.temperature: kind %s scores at loss.temperature when it has none of its own, and loss.kind %s has none: set one", key, s.Kind, c.Loss.Kind))
+		}
 	}
 	if c.Train.Epochs < 0 {
 		errs = append(errs, fmt.Sprintf("train.epochs: must be >= 0 (0: evaluate the untrained encoder), got %d", c.Train.Epochs))

@@ -26,9 +26,11 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 		{"bad enum", minimalTU + "samplers: [{kind: fancy}]\n", nil, []string{"samplers[0].kind", "fancy", "uniform, knn, batchsampler"}},
 		{"out of range", minimalTU + "train: {epochs: -1}\n", nil, []string{"train.epochs (line 4): must be >= 0 (0: evaluate the untrained encoder), got -1"}},
 		{"out of range by -set", minimalTU, []string{"train.batch_size=-5"}, []string{"train.batch_size (-set train.batch_size=-5): must be a positive integer, got -5"}},
-		{"list entry out of range", minimalTU + "samplers:\n  - {kind: uniform}\n  - {kind: batchsampler, m: 3, k: 5}\n", nil, []string{"samplers[1].m (line 6): must be >= k (5), got 3"}},
+		{"k above m by -set", minimalTU + "samplers:\n  - {kind: uniform}\n  - kind: batchsampler\n    m: 100\n    k: 20\n", []string{"samplers[1].k=200"},
+			[]string{"samplers[1].m (line 7): must be >= samplers[1].k (-set samplers[1].k=200) = 200, got 100"}},
+		{"list entry out of range", minimalTU + "samplers:\n  - {kind: uniform}\n  - {kind: batchsampler, m: 3, k: 5}\n", nil, []string{"samplers[1].m (line 6): must be >= samplers[1].k = 5, got 3"}},
 		{"alpha range", minimalTU + "samplers: [{kind: batchsampler, m: 10, k: 5, alpha: 1.5}]\n", nil, []string{"samplers[0].alpha.start", "[0, 1]"}},
-		{"m below k", minimalTU + "samplers: [{kind: batchsampler, m: 3, k: 5, alpha: 0.1}]\n", nil, []string{"samplers[0].m", ">= k"}},
+		{"m below k", minimalTU + "samplers: [{kind: batchsampler, m: 3, k: 5, alpha: 0.1}]\n", nil, []string{"samplers[0].m", ">= samplers[0].k"}},
 		{"loss temperature", minimalTU + "loss: {temperature: 0}\n", nil, []string{"temperature"}},
 		{"missing path", "data: {source: tu, name: X}\n", nil, []string{"data.path", "required"}},
 		{"duplicate seed", minimalTU + "seeds: [1, 1]\n", nil, []string{"seeds", "twice"}},
@@ -49,6 +51,9 @@ func TestParseConfigErrorsNameTheKey(t *testing.T) {
 		{"generated images", "modality: image\ndata: {image: {size: 4, noise: 2}}\n", nil, []string{"data.image.size", "8..1024", "data.image.noise"}},
 		{"bad optimizer", minimalTU + "optim: {kind: adan}\n", nil, []string{`optim.kind (line 4): "adan" is not allowed`, "adam, adamw, sgd, lars"}},
 		{"bad schedule", minimalTU + "optim: {schedule: {kind: step}}\n", nil, []string{"optim.schedule.kind"}},
+		{"global sampler key on another kind", minimalTU + "samplers: [{kind: kmeans, draw: 3}]\n", nil, []string{"samplers[0].draw (line 4): only kinds spectral and osgd have this key, got kind kmeans"}},
+		{"osgd keeps more than it draws", minimalTU + "samplers: [{kind: osgd, draw: 2, keep: 3}]\n", nil, []string{"samplers[0].keep (line 4): must be in [1, draw = 2] (q ≤ k), got 3"}},
+		{"osgd without a temperature", minimalTU + "method: mvgrl\nmodel: {kind: gcn}\nloss: {kind: jsd, temperature: 0}\nsamplers: [{kind: osgd}]\n", nil, []string{"samplers[0].temperature", "loss.kind jsd has none"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,5 +111,24 @@ func TestConfigRoundTrip(t *testing.T) {
 	WriteConfig(&b2, &c2)
 	if b.String() != b2.String() {
 		t.Errorf("round trip changed the config:\n%s\nvs\n%s", b.String(), b2.String())
+	}
+}
+
+// An empty config file (or one of comments only) is said to be empty, not
+// blamed for the first key its defaults lack.
+func TestEmptyConfigFile(t *testing.T) {
+	for _, src := range []string{"", "\n", "# a comment\n# another\n", "---\n"} {
+		_, err := ParseNamedConfig([]byte(src), "configs/empty.yaml", nil)
+		if err == nil {
+			t.Fatalf("%q accepted", src)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "configs/empty.yaml") || !strings.Contains(msg, "sets no key") || strings.Contains(msg, "data.path") {
+			t.Errorf("%q: error %q, want one saying the file is empty", src, msg)
+		}
+	}
+	// An empty file with overrides that make a valid config is a config.
+	if _, err := ParseNamedConfig(nil, "e.yaml", []string{"data={source: synthetic, synthetic: {graphs: 90, classes: 3, min_nodes: 8, max_nodes: 14, node_labels: 2, noise: 0.1, seed: 3}}"}); err != nil {
+		t.Errorf("empty file with -set overrides: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"codeberg.org/sbinet/npyio/npy"
 
+	"github.com/batchsampler-go/batchsampler/internal/tempfile"
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
@@ -276,7 +277,7 @@ func (e *Embedding) WriteNPY(path string) ([]string, error) {
 // writeNPYAtomic writes v as a .npy file through a temporary file renamed
 // into place.
 func writeNPYAtomic(path string, v any) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := tempfile.Create(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -288,9 +289,6 @@ func writeNPYAtomic(path string, v any) error {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)

@@ -80,6 +80,7 @@ func Evaluate(ctx context.Context, dir string, sets []string, opt Options) (*Res
 	res := summarize(&cfg, ds, runs)
 	prov := currentProvenance()
 	res.Provenance = &prov
+	res.Notes = clampNotes(&cfg, ds)
 	if out := opt.OutDir; out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return nil, err
@@ -151,6 +152,7 @@ func evaluateRun(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir s
 	}
 	r.mem.observe()
 	rr.MaxRSS, rr.HeapPeak = processMaxRSS(), r.mem.Peak()
+	rr.samplerMK(r)
 	if cv, ok := r.smp.Sampler().(interface{ Coverage() float64 }); ok {
 		rr.FinalCoverage = cv.Coverage()
 	}

@@ -39,6 +39,10 @@ type Options struct {
 	// On 2 cores, 2 graph runs at once use the core a GIN step leaves idle.
 	// The Observer then follows one run at a time (see Run).
 	Parallel int
+	// DirReady, when set, is called once the run directory exists and Run
+	// holds its lock, before anything is trained (cmd/train prints the
+	// directory then, not before a validation that may fail).
+	DirReady func(dir string)
 }
 
 // Observer lets the caller watch a run (progress bar, log lines) without
@@ -129,10 +133,54 @@ type RunResult struct {
 	// checkpoint); an evaluation those of the evaluating process. 0
 	// (omitted): unknown.
 	HeapPeak uint64 `json:"heap_peak,omitempty"`
+	// SamplerM and SamplerK are the M and K a BatchSampler ran with (0,
+	// omitted, for the other kinds): the config's m and k, or N − 1 when
+	// the dataset has fewer other instances (a node's candidates are drawn
+	// from the others without replacement; see Results.Notes). config.yaml
+	// keeps the config as given.
+	SamplerM int `json:"sampler_m,omitempty"`
+	SamplerK int `json:"sampler_k,omitempty"`
+}
+
+// samplerMK fills the M and K the run's BatchSampler ran with.
+func (rr *RunResult) samplerMK(r *run) {
+	if bs, ok := r.smp.Sampler().(*sampler.BatchSampler); ok {
+		c := bs.Config()
+		rr.SamplerM, rr.SamplerK = c.M, c.K
+	}
+}
+
+// clampNotes says, for every BatchSampler of cfg whose m or k the dataset
+// ds cannot hold (more than its N − 1 other instances), what it runs
+// with instead.
+func clampNotes(cfg *Config, ds Dataset) []string {
+	var notes []string
+	n := ds.NumInstances()
+	for _, sc := range cfg.SamplerList() {
+		if sc.Kind != sampler.KindBatchSampler {
+			continue
+		}
+		smp, err := sc.New(n, cfg.Train.BatchSize, 0)
+		if err != nil {
+			continue // newRun reports it
+		}
+		bs, ok := smp.(*sampler.BatchSampler)
+		if !ok {
+			continue
+		}
+		if c := bs.Config(); c.M != sc.M || c.K != sc.K {
+			notes = append(notes, fmt.Sprintf("%s: m = %d and k = %d in the config; it ran with M = %d and K = %d, as dataset %s has N = %d instances and a node's candidates are the N − 1 others",
+				sc.DisplayName(), sc.M, sc.K, c.M, c.K, ds.Name(), n))
+		}
+	}
+	return notes
 }
 
 // Run trains every (sampler, seed) pair of cfg, evaluates each, and writes
 // the run directory. Finished runs found in OutDir are not trained again.
+// Run holds the directory's lock (LockRunDir) while it works there: when
+// another process holds it, Run fails with ErrRunDirLocked before it
+// writes anything.
 //
 // With opt.Parallel > 1 that many runs go at once. The first run to fail
 // stops the others (each saves a checkpoint, as on an interruption) and
@@ -149,9 +197,39 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	}
 	dir := opt.OutDir
 	cfgPath := filepath.Join(dir, "config.yaml")
-	if !opt.Resume {
-		if _, err := os.Stat(cfgPath); err == nil {
-			return nil, fmt.Errorf("%s already holds a run (config.yaml exists): continue it with -resume %s, or choose another -out", dir, dir)
+	checkFresh := func() error {
+		if _, err := os.Stat(cfgPath); err == nil && !opt.Resume {
+			return fmt.Errorf("%s already holds a run (config.yaml exists): continue it with -resume %s, or choose another -out", dir, dir)
+		}
+		return nil
+	}
+	if err := checkFresh(); err != nil {
+		return nil, err
+	}
+	// The run directory is locked (LockRunDir) for as long as Run works in
+	// it: at once when it exists, so that a second process is refused
+	// before it loads the data, else as soon as it is made.
+	var unlock func()
+	defer func() {
+		if unlock != nil {
+			unlock()
+		}
+	}()
+	lock := func() error {
+		if unlock != nil {
+			return nil
+		}
+		u, err := LockRunDir(dir)
+		if errors.Is(err, errLockUnsupported) {
+			opt.Observer.logf("warning: %v; running without a lock: make sure no other process writes %s", err, dir)
+			u, err = func() {}, nil
+		}
+		unlock = u
+		return err
+	}
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		if err := lock(); err != nil {
+			return nil, err
 		}
 	}
 	// Load the data first: a bad dataset leaves no half-made run directory.
@@ -164,6 +242,17 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
 		return nil, err
+	}
+	if err := lock(); err != nil {
+		return nil, err
+	}
+	// Under the lock: another process may have started a run here since
+	// the check above.
+	if err := checkFresh(); err != nil {
+		return nil, err
+	}
+	if opt.DirReady != nil {
+		opt.DirReady(dir)
 	}
 	if !opt.Resume {
 		var y bytes.Buffer
@@ -179,6 +268,10 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 		return nil, err
 	}
 	opt.Observer.logf("dataset %s: %d instances, %d classes", ds.Name(), ds.NumInstances(), ds.NumClasses())
+	notes := clampNotes(&cfg, ds)
+	for _, n := range notes {
+		opt.Observer.logf("%s (recorded as sampler_m and sampler_k in the runs' results)", n)
+	}
 
 	var specs []RunSpec
 	for _, sc := range cfg.SamplerList() {
@@ -224,6 +317,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	}
 	res := summarize(&cfg, ds, results)
 	res.Provenance = &prov
+	res.Notes = notes
 	if err := writeResults(dir, res); err != nil {
 		return nil, err
 	}
@@ -258,7 +352,7 @@ func newRun(cfg *Config, ds Dataset, sp RunSpec, rdir string, obs Observer) (*ru
 			return nil, nil, fmt.Errorf("%s: score the untrained networks: %w", sp.ID(), err)
 		}
 	}
-	smp, err := sp.Sampler.New(ds.NumInstances(), cfg.Train.BatchSize, subSeed(sp.Seed, "sampler"))
+	smp, err := samplerSpec(cfg, sp.Sampler).New(ds.NumInstances(), cfg.Train.BatchSize, subSeed(sp.Seed, "sampler"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", sp.ID(), err)
 	}
@@ -387,6 +481,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, index int,
 		FinalFNRatio: r.lastEpochFN, Evals: r.evals, Detail: sc.Detail,
 		MaxRSS: processMaxRSS(), HeapPeak: r.mem.Peak(),
 	}
+	rr.samplerMK(r)
 	if c, ok := r.smp.Sampler().(interface{ Coverage() float64 }); ok {
 		rr.FinalCoverage = c.Coverage()
 	}
@@ -465,4 +560,13 @@ func appendProvenance(path string, p Provenance) error {
 		return err
 	}
 	return writeJSON(path, append(list, p))
+}
+
+// samplerSpec is the spec a run builds its sampler from: a spectral or
+// osgd sampler without a temperature of its own scores at the loss's.
+func samplerSpec(cfg *Config, s sampler.Spec) sampler.Spec {
+	if s.Temperature == 0 && (s.Kind == sampler.KindSpectral || s.Kind == sampler.KindOSGD) {
+		s.Temperature = cfg.Loss.Temperature
+	}
+	return s
 }

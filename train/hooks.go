@@ -139,8 +139,9 @@ func hookObserver(r *run) error {
 	return nil
 }
 
-// hookEpochMetrics writes the epoch_end record: the epoch's mean
-// false-negative ratio and the sampler's coverage.
+// hookEpochMetrics writes the epoch_end record (the epoch's mean
+// false-negative ratio and the sampler's coverage) and the sampler_time
+// record (the time its Next took over the epoch, next_seconds).
 func hookEpochMetrics(r *run) error {
 	rec := map[string]any{"event": "epoch_end", "run": r.spec.ID(), "step": r.step, "epoch": r.epoch()}
 	if r.fnCount > 0 {
@@ -152,6 +153,15 @@ func hookEpochMetrics(r *run) error {
 	if c, ok := r.smp.Sampler().(interface{ Coverage() float64 }); ok {
 		rec["coverage"] = c.Coverage()
 	}
+	if err := r.metrics.write(rec); err != nil {
+		return err
+	}
+	// The sampler's cost per batch, a record of its own (a time is not
+	// reproducible, epoch_end is): the time in Next over the epoch (the
+	// refreshes' are the "refresh" events' build_seconds).
+	ns := r.smp.NextSeconds()
+	rec = map[string]any{"event": "sampler_time", "run": r.spec.ID(), "step": r.step, "epoch": r.epoch(), "next_seconds": ns - r.nextMark}
+	r.nextMark = ns
 	return r.metrics.write(rec)
 }
 

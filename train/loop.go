@@ -130,6 +130,10 @@ type run struct {
 	fnSum       float64 // false-negative ratio summed over the current epoch
 	fnCount     int
 	lastEpochFN *float64
+	// nextMark is the sampler's Next time (Driver.NextSeconds) at the end
+	// of the previous epoch (0 after a resume: the epoch then counts from
+	// the resumed step).
+	nextMark float64
 }
 
 // add appends a hook.

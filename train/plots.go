@@ -142,6 +142,24 @@ type plotData struct {
 	fnEpoch   map[string]series   // run → epoch → false-negative ratio (epoch mean)
 	fnStep    map[string]series   // run → logged step → false-negative ratio
 	hists     map[string][]metricLine
+	// fnChance is the false-negative ratio's chance level (results.json's
+	// fn_ratio_chance; nil when unknown).
+	fnChance *float64
+}
+
+// readRunPlotData reads what the plots of run directory dir show: its
+// metrics.jsonl, and the chance level of the false-negative ratio from its
+// results.json when there is one.
+func readRunPlotData(dir string) (*plotData, error) {
+	d, err := readPlotData(filepath.Join(dir, "metrics.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	var r Results
+	if readJSON(filepath.Join(dir, "results.json"), &r) == nil {
+		d.fnChance = r.FNRatioChance
+	}
+	return d, nil
 }
 
 func readPlotData(path string) (*plotData, error) {
@@ -207,7 +225,25 @@ func epochs(runs map[string]series) int {
 type figure struct {
 	p      *plot.Plot
 	legend plot.Legend
-	labels []string // the legend's entries, in order
+	labels []string  // the legend's entries, in order
+	refs   []float64 // the y of the horizontal reference lines
+}
+
+// chanceColour draws the chance level of the false-negative ratio: a
+// near-black that none of the samplers has, dashed and drawn over them
+// (Uniform's line lies on it).
+var chanceColour = color.NRGBA{0x22, 0x22, 0x22, 0xFF}
+
+// addReference draws a dashed horizontal line at y across the plot, with
+// its legend entry, and keeps y within the y axis.
+func (f *figure) addReference(label string, y float64) {
+	l := plotter.NewFunction(func(float64) float64 { return y })
+	l.Color, l.Width = chanceColour, vg.Points(1.5)
+	l.Dashes = []vg.Length{vg.Points(5), vg.Points(4)}
+	f.p.Add(l)
+	f.p.Y.Max = max(f.p.Y.Max, y)
+	f.refs = append(f.refs, y)
+	f.add(label, l)
 }
 
 func newFigure(title, xlabel, ylabel string) *figure {
@@ -481,7 +517,7 @@ func WritePlots(dir string) error { return writePlots(dir) }
 var ErrNothingToPlot = errors.New("no training step logged: nothing to plot")
 
 func writePlots(dir string) error {
-	d, err := readPlotData(filepath.Join(dir, "metrics.jsonl"))
+	d, err := readRunPlotData(dir)
 	if err != nil {
 		return err
 	}
@@ -521,6 +557,9 @@ func buildFigures(d *plotData) (map[string]*figure, error) {
 		lossTitle, fnTitle = "Training loss per logged step", "False-negative ratio of the batches per logged step"
 		lossY = "training loss of the batch"
 	}
+	// Second lines: how to read them.
+	lossTitle += "\nnot comparable across samplers: harder batches give a higher loss"
+	fnTitle += "\nlower = fewer false negatives (same-class pairs) in a batch"
 	loss, err := seriesFigure(lossTitle, x, lossY, d, lossRuns, colours)
 	if err != nil {
 		return nil, err
@@ -528,6 +567,16 @@ func buildFigures(d *plotData) (map[string]*figure, error) {
 	fn, err := seriesFigure(fnTitle, x, "false-negative ratio (same-label pairs)", d, fnRuns, colours)
 	if err != nil {
 		return nil, err
+	}
+	// From 0, so that the samplers' distances from 0 and from each other
+	// are seen in proportion, with the chance level (what batches drawn at
+	// random hold, Uniform's expected value) as a reference.
+	if len(fn.labels) > 0 {
+		fn.p.Y.Min = 0
+		if c := d.fnChance; c != nil {
+			fn.add("")
+			fn.addReference(fmt.Sprintf("chance level: %.3f", *c), *c)
+		}
 	}
 	hist, err := histFigure(d, colours)
 	if err != nil {

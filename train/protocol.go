@@ -109,6 +109,11 @@ type ProtocolSpec struct {
 	Modalities []string
 	// Validate checks the eval section.
 	Validate func(cfg *Config) []string
+	// MinClasses is the number of classes the labels the protocol fits on
+	// must hold at least (2 for a classifier of the classes: svm, knn,
+	// linear_probe; 0 for a protocol that reads no classes). Run checks it
+	// on the loaded data before training (checkData).
+	MinClasses int
 	// New returns the protocol for an experiment.
 	New func(cfg *Config) Protocol
 }

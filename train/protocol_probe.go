@@ -8,7 +8,7 @@ import (
 
 func init() {
 	for _, kind := range []string{"linear_probe", "knn"} {
-		RegisterProtocol(kind, ProtocolSpec{Modalities: []string{"image"}, Validate: validateProbe,
+		RegisterProtocol(kind, ProtocolSpec{Modalities: []string{"image"}, MinClasses: 2, Validate: validateProbe,
 			EvalKeys: []string{"kind", "knn_k", "knn_temperature", "probe_l2", "select_every"},
 			New:      func(*Config) Protocol { return probeProtocol{kind: kind} }})
 	}

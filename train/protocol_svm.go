@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	RegisterProtocol("svm", ProtocolSpec{Modalities: []string{"graph"}, Validate: validateSVM, New: func(*Config) Protocol { return svmProtocol{} },
+	RegisterProtocol("svm", ProtocolSpec{Modalities: []string{"graph"}, MinClasses: 2, Validate: validateSVM, New: func(*Config) Protocol { return svmProtocol{} },
 		EvalKeys: []string{"kind", "folds", "inner_folds", "cs", "select_every"}})
 }
 

@@ -21,6 +21,35 @@ type Results struct {
 	// Provenance is the commit, Go version and machine of the process that
 	// finished the experiment (each process's record is in provenance.json).
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// Notes say how the runs differ from the config: a BatchSampler whose
+	// m or k exceeds the dataset's N − 1 runs with M = N − 1 (and
+	// RunResult.SamplerM, SamplerK record what each run ran with).
+	Notes []string `json:"notes,omitempty"`
+	// FNRatioChance is the chance level of the false-negative ratio: the
+	// share of same-class pairs among all pairs of distinct training
+	// instances, Σ n_c(n_c − 1) / (N(N − 1)) for class sizes n_c, which a
+	// batch drawn at random holds on average whatever its size (Uniform's
+	// expected value). Nil without labels.
+	FNRatioChance *float64 `json:"fn_ratio_chance,omitempty"`
+}
+
+// fnRatioChance is Results.FNRatioChance of labels (nil for fewer than
+// two).
+func fnRatioChance(labels []int) *float64 {
+	n := len(labels)
+	if n < 2 {
+		return nil
+	}
+	count := map[int]int{}
+	for _, y := range labels {
+		count[y]++
+	}
+	var same float64
+	for _, c := range count {
+		same += float64(c) * float64(c-1)
+	}
+	v := same / (float64(n) * float64(n-1))
+	return &v
 }
 
 // ResultEntry aggregates the runs of one sampler over seeds.
@@ -111,7 +140,7 @@ func lossName(c *Config) string {
 }
 
 func summarize(cfg *Config, ds Dataset, runs []RunResult) *Results {
-	res := &Results{Name: cfg.Name, Runs: runs}
+	res := &Results{Name: cfg.Name, Runs: runs, FNRatioChance: fnRatioChance(ds.Labels())}
 	for _, sc := range cfg.SamplerList() {
 		e := ResultEntry{Dataset: ds.Name(), Modality: cfg.Modality, Sampler: sc.DisplayName(), Loss: lossName(cfg)}
 		var trainSum, evalSum, smpSum, fnSum float64
@@ -211,12 +240,21 @@ func (r *Results) Markdown() string {
 			e.Dataset, e.Sampler, e.Loss, e.Metric, e.Mean, e.Std, len(e.PerSeed), e.TrainSeconds, e.EvalSeconds, 100*e.SamplerShare, fn,
 			megabytes(e.MaxRSS), megabytes(e.HeapPeak))
 	}
+	if c := r.FNRatioChance; c != nil && slices.ContainsFunc(r.Results, func(e ResultEntry) bool { return e.FinalFNRatio != nil }) {
+		fmt.Fprintf(&b, "\nFinal FN ratio: the false-negative ratio (same-class pairs in a batch) over the last epoch; its chance level, what batches drawn at random hold, is %.3f.\n", *c)
+	}
 	if r.hasMemory() {
 		b.WriteString("\nPeak MB: the largest over the sampler's runs of the process's peak RSS at the end of a run (process-wide, " +
 			"so it includes the runs before it) and of the Go heap's high-water mark sampled after every step (10^6 bytes; – unknown).\n")
 	}
 	if r.untrained() {
 		b.WriteString("\nNo training step (train.epochs: 0): the scores are those of the untrained encoders.\n")
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\nAs run:\n\n")
+		for _, n := range r.Notes {
+			b.WriteString("- " + n + ".\n")
+		}
 	}
 	var cmp []string
 	for _, e := range r.Results {

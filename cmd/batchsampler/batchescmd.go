@@ -12,8 +12,8 @@ import (
 	"github.com/batchsampler-go/batchsampler/internal/npy"
 )
 
-// readPayloadFile reads an embeddings or neighbour table .npy file.
-func readPayloadFile(path string) (*payload, error) {
+// readEmbFlagFile reads the embeddings .npy file of batches -emb.
+func readEmbFlagFile(path string) (*payload, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -23,9 +23,12 @@ func readPayloadFile(path string) (*payload, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := readPayload(bufio.NewReaderSize(f, 1<<20), 0, st.Size())
+	p, err := readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), halfNever, embeddingsOnly)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		if errors.Is(err, errWantEmbeddings) {
+			return nil, fmt.Errorf("-emb %s: %w (a neighbour table goes with -graph)", path, err)
+		}
+		return nil, fmt.Errorf("-emb %s: %w", path, err)
 	}
 	return p, nil
 }
@@ -111,8 +114,8 @@ func cmdBatches(args []string, stdout, stderr io.Writer) error {
 		var p *payload
 		if in == *graphFile {
 			p, _, err = readGraphFile(in)
-		} else if p, err = readPayloadFile(in); err == nil && p.ints {
-			err = fmt.Errorf("%s: dtype %s: want float embeddings (a neighbour table goes with -graph)", in, p.from)
+		} else {
+			p, err = readEmbFlagFile(in)
 		}
 		if err != nil {
 			return fmt.Errorf("batches: %w", err)

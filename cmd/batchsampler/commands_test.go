@@ -178,6 +178,20 @@ func TestBatchesMatchDriver(t *testing.T) {
 			[]string{"-kind", "knn", "-refresh-every", "4"}, 300, 25, []int{3, 0}, 0},
 		{"uniform-short-last", sampler.Spec{Kind: "uniform"},
 			[]string{"-kind", "uniform", "-n", "300"}, 300, 32, []int{0, 0}, 0},
+		// The global batch samplers: a state saved mid-round (7, 9 batches)
+		// continues the Driver's batches; -k is GCBS's only when given.
+		{"gcbs", sampler.Spec{Kind: "gcbs", RefreshEvery: 6},
+			[]string{"-kind", "gcbs", "-refresh-every", "6"}, 300, 25, []int{7, 9, 0}, 0},
+		{"gcbs-k", sampler.Spec{Kind: "gcbs", K: 4},
+			[]string{"-kind", "gcbs", "-k", "4"}, 300, 25, []int{7, 0}, 0},
+		{"spectral", sampler.Spec{Kind: "spectral", Draw: 3, Temperature: 0.2, RefreshEvery: 5},
+			[]string{"-kind", "spectral", "-draw", "3", "-temperature", "0.2", "-refresh-every", "5"}, 300, 25, []int{7, 9, 0}, 0},
+		{"osgd", sampler.Spec{Kind: "osgd", Draw: 4, Keep: 3, Temperature: 0.5},
+			[]string{"-kind", "osgd", "-draw", "4", "-q", "3", "-temperature", "0.5"}, 300, 25, []int{7, 9, 0}, 0},
+		{"kmeans", sampler.Spec{Kind: "kmeans", Clusters: 6},
+			[]string{"-kind", "kmeans", "-clusters", "6"}, 301, 25, []int{7, 9, 0}, 0},
+		{"antikmeans", sampler.Spec{Kind: "antikmeans"},
+			[]string{"-kind", "antikmeans"}, 310, 25, []int{7, 9, 0}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -233,9 +247,9 @@ func TestBatchesErrors(t *testing.T) {
 	nan := sampler.Embeddings{N: e.N, D: e.D, Data: slices.Clone(e.Data)}
 	nan.Data[5*8+3] = float32(nanValue())
 	nanPath := writeTemp(t, dir, "nan.npy", npyBytes(t, nan))
-	ints := writeTemp(t, dir, "ints.npy", func() []byte {
+	vec := writeTemp(t, dir, "vec.npy", func() []byte {
 		var b bytes.Buffer
-		npy.WriteInt64s(&b, []int{4}, []int64{1, 2, 3, 4})
+		npy.WriteFloat32s(&b, []int{4}, []float32{1, 2, 3, 4})
 		return b.Bytes()
 	}())
 	g := filepath.Join(dir, "g.npy")
@@ -254,16 +268,16 @@ func TestBatchesErrors(t *testing.T) {
 		{"no out", []string{"-emb", emb}, "-out is required"},
 		{"both inputs", []string{"-emb", emb, "-graph", g, "-out", out}, "not both"},
 		{"no input", []string{"-alpha", "0.2", "-out", out}, "N is not known"},
-		{"linear alpha without T", []string{"-emb", emb, "-out", out}, "give -total-steps or -epochs"},
+		{"linear alpha without T", []string{"-emb", emb, "-out", out}, "-alpha 0.2:0.05 (the default) decays α linearly over the T training steps, and T is not given: give -total-steps T or -epochs E"},
 		{"nan row", []string{"-emb", nanPath, "-alpha", "0.2", "-out", out}, "row 5 column 3 is NaN"},
-		{"1-D", []string{"-emb", ints, "-alpha", "0.2", "-out", out}, "shape (4,): want a 2-D array"},
+		{"1-D", []string{"-emb", vec, "-alpha", "0.2", "-out", out}, "shape (4,): want a 2-D array"},
 		{"shard as graph", []string{"-graph", shard, "-m", "40", "-k", "5", "-alpha", "0.2", "-out", out}, "merge the shards first"},
 		{"graph K", []string{"-graph", g, "-b", "20", "-k", "6", "-alpha", "0.2", "-out", out}, "want K = 6"},
 		{"refresh due", []string{"-m", "40", "-k", "5", "-b", "20", "-alpha", "0.2", "-refresh-every", "5", "-state", state, "-out", out}, "refresh due before step 5: give -emb"},
 		{"state mismatch", []string{"-emb", emb, "-m", "41", "-k", "5", "-alpha", "0.2", "-refresh-every", "5", "-state", state, "-out", out}, "-m 41 differs from"},
 		{"damaged state", []string{"-emb", emb, "-alpha", "0.2", "-state", damaged, "-out", out}, "checksum mismatch"},
 		{"bad alpha", []string{"-emb", emb, "-alpha", "x", "-out", out}, `-alpha "x"`},
-		{"alpha range", []string{"-emb", emb, "-alpha", "1.5", "-out", out}, "alpha.start: must be in [0, 1]"},
+		{"alpha range", []string{"-emb", emb, "-alpha", "1.5", "-out", out}, "-alpha (start): must be in [0, 1]"},
 		{"b > n", []string{"-emb", emb, "-alpha", "0.2", "-b", "500", "-out", out}, "want 2 ≤ B ≤ N"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,6 +40,10 @@ type samplerFlags struct {
 	alpha    *string
 	refresh  *int
 	maxWalk  *int
+	draw     *int
+	keep     *int
+	tau      *float64
+	clusters *int
 	b        *int
 	seed     *uint64
 	total    *int
@@ -51,8 +56,8 @@ const defaultAlpha = "0.2:0.05"
 func addSamplerFlags(fs *flag.FlagSet) *samplerFlags {
 	return &samplerFlags{
 		fs:       fs,
-		specFile: fs.String("spec", "", "YAML `file` with a sampler entry (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps), the schema of the training configs; the flags below override it"),
-		kind:     fs.String("kind", sampler.KindBatchSampler, "sampler: batchsampler, knn or uniform"),
+		specFile: fs.String("spec", "", "YAML `file` with a sampler entry (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps, draw, keep, temperature, clusters), the schema of the training configs; the flags below override it"),
+		kind:     fs.String("kind", sampler.KindBatchSampler, "sampler: batchsampler, knn, uniform, or a global batch sampler: "+strings.Join(sampler.GlobalKinds, ", ")),
 		m:        fs.Int("m", sampler.DefaultM, "M, candidates drawn per node"),
 		k:        fs.Int("k", sampler.DefaultK, "K, neighbours kept per node"),
 		walk:     fs.String("walk", sampler.WalkRWR, "walk: rwr, rw, bfs or dfs"),
@@ -60,6 +65,10 @@ func addSamplerFlags(fs *flag.FlagSet) *samplerFlags {
 		alpha:    fs.String("alpha", defaultAlpha, "restart probability α: a number (constant) or start:end (linear over the T steps)"),
 		refresh:  fs.Int("refresh-every", 0, "t, steps between graph rebuilds (0: only before step 0)"),
 		maxWalk:  fs.Int("max-walk-steps", 0, "cap on the steps of one walk (0: 100·B)"),
+		draw:     fs.Int("draw", 0, "kinds spectral and osgd: k, the batches a round draws (0: 4, at most ⌊N/B⌋)"),
+		keep:     fs.Int("q", 0, "kind osgd: q, the batches of highest loss kept of the k drawn (spec key keep; 0: ⌈k/2⌉)"),
+		tau:      fs.Float64("temperature", 0, "kinds spectral and osgd: τ of the affinity and of the loss score (required with them)"),
+		clusters: fs.Int("clusters", 0, "kinds kmeans (0: ⌊N/B⌋) and antikmeans (0: B): C, the k-means clusters"),
 		b:        fs.Int("b", 256, "B, the global batch size (all ranks together)"),
 		seed:     fs.Uint64("seed", 1, "sampler seed"),
 		total:    fs.Int("total-steps", 0, "T, training steps (the α schedule runs over them)"),
@@ -120,6 +129,17 @@ func (f *samplerFlags) config() (jobConfig, error) {
 	if use("kind") {
 		spec.Kind = *f.kind
 	}
+	// A global batch sampler reads none of BatchSampler's keys (k is GCBS's
+	// neighbours): their flags count only when given.
+	if slices.Contains(sampler.GlobalKinds, spec.Kind) {
+		use = func(name string) bool {
+			switch name {
+			case "m", "k", "walk", "graph-kind", "alpha", "max-walk-steps":
+				return set[name]
+			}
+			return *f.specFile == "" || set[name]
+		}
+	}
 	if use("m") {
 		spec.M = *f.m
 	}
@@ -145,9 +165,51 @@ func (f *samplerFlags) config() (jobConfig, error) {
 	if use("max-walk-steps") {
 		spec.MaxWalkSteps = *f.maxWalk
 	}
+	if use("draw") {
+		spec.Draw = *f.draw
+	}
+	if use("q") {
+		spec.Keep = *f.keep
+	}
+	if use("temperature") {
+		spec.Temperature = *f.tau
+	}
+	if use("clusters") {
+		spec.Clusters = *f.clusters
+	}
 	cfg := jobConfig{Spec: spec, B: *f.b, Seed: *f.seed, TotalSteps: *f.total, Epochs: *f.epochs}
-	return cfg, cfg.check(key)
+	err := cfg.check(key)
+	if err != nil && *f.specFile == "" {
+		err = errors.New(flagNames(err.Error(), !set["alpha"]))
+	}
+	return cfg, err
 }
+
+// specFlags maps the keys of a sampler entry to the flags that set them,
+// longest key first (alpha.start before alpha).
+var specFlags = []struct{ key, flag string }{
+	{"alpha.start", "-alpha (start)"}, {"alpha.end", "-alpha (end)"},
+	{"max_walk_steps", "-max-walk-steps"}, {"refresh_every", "-refresh-every"},
+	{"graph", "-graph-kind"}, {"alpha", "-alpha"}, {"kind", "-kind"}, {"walk", "-walk"},
+	{"m", "-m"}, {"k", "-k"},
+}
+
+// flagNames rewrites a message about the sampler entry the flags made
+// (keys "sampler.m", "sampler.walk", ...) in the flags' names, and says
+// when -alpha was left at its default.
+func flagNames(msg string, defaultAlpha bool) string {
+	for _, sf := range specFlags {
+		key := "sampler." + sf.key
+		if sf.key == "alpha" && defaultAlpha {
+			msg = strings.ReplaceAll(msg, key+" "+defaultAlphaFlag, "-alpha "+defaultAlphaFlag+" (the default)")
+		}
+		msg = strings.ReplaceAll(msg, key, sf.flag)
+	}
+	return msg
+}
+
+// defaultAlphaFlag is how messages quote the default -alpha.
+const defaultAlphaFlag = defaultAlpha
 
 // check validates the configuration; key names the spec in errors.
 func (c jobConfig) check(key string) error {
@@ -157,6 +219,9 @@ func (c jobConfig) check(key string) error {
 	}
 	if s.Kind != sampler.KindUniform && s.Embedding == sampler.EmbedCached {
 		return fmt.Errorf("%s.embedding: cached is not served: the service sees no training-time projections; upload fresh embeddings instead", key)
+	}
+	if (s.Kind == sampler.KindSpectral || s.Kind == sampler.KindOSGD) && s.Temperature == 0 {
+		return fmt.Errorf("%s.temperature: kind %s needs τ > 0 (-temperature; the training loss's temperature)", key, s.Kind)
 	}
 	if c.B < 2 {
 		return fmt.Errorf("-b: the batch size must be at least 2, got %d", c.B)
@@ -168,7 +233,7 @@ func (c jobConfig) check(key string) error {
 		return errors.New("give -total-steps or -epochs, not both")
 	}
 	if s.Kind == sampler.KindBatchSampler && !s.Alpha.Constant && s.Alpha.Start != s.Alpha.End && c.TotalSteps == 0 && c.Epochs == 0 {
-		return fmt.Errorf("%s.alpha: the linear schedule %s runs over the training steps: give -total-steps or -epochs (or a constant -alpha)", key, alphaString(s.Alpha))
+		return fmt.Errorf("%s.alpha %s decays α linearly over the T training steps, and T is not given: give -total-steps T or -epochs E (or a constant α, e.g. -alpha 0.2)", key, alphaString(s.Alpha))
 	}
 	return nil
 }
@@ -185,6 +250,10 @@ func (c jobConfig) describe() []field {
 		{"alpha", "alpha", alphaString(s.Alpha)},
 		{"refresh-every", "refresh_every", strconv.Itoa(s.RefreshEvery)},
 		{"max-walk-steps", "max_walk_steps", strconv.Itoa(s.MaxWalkSteps)},
+		{"draw", "draw", strconv.Itoa(s.Draw)},
+		{"q", "keep", strconv.Itoa(s.Keep)},
+		{"temperature", "temperature", strconv.FormatFloat(s.Temperature, 'g', -1, 64)},
+		{"clusters", "clusters", strconv.Itoa(s.Clusters)},
 		{"b", "batch_size", strconv.Itoa(c.B)},
 		{"seed", "seed", strconv.FormatUint(c.Seed, 10)},
 		{"total-steps", "total_steps", strconv.Itoa(c.TotalSteps)},
@@ -200,7 +269,7 @@ type field struct{ flag, key, value string }
 func mismatch(given, saved jobConfig, set map[string]bool, where string) error {
 	g, s := given.describe(), saved.describe()
 	for i := range g {
-		specField := i < 8 // kind … max-walk-steps come from a -spec file too
+		specField := i < 12 // kind … clusters come from a -spec file too
 		if (set[g[i].flag] || (specField && set["spec"])) && g[i].value != s[i].value {
 			return fmt.Errorf("-%s %s differs from %s's %s = %s (the configuration is fixed when a job starts; start a new state file to change it)", g[i].flag, g[i].value, where, s[i].key, s[i].value)
 		}

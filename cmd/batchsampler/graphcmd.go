@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/batchsampler-go/batchsampler/internal/npy"
+	"github.com/batchsampler-go/batchsampler/internal/tempfile"
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
@@ -152,12 +153,9 @@ func readEmbeddingsFile(path, precision string) (*embeddingsFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), mode)
+	p, err := readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), mode, embeddingsOnly)
 	if err != nil {
 		return nil, fmt.Errorf("embeddings %s: %w", path, err)
-	}
-	if p.ints {
-		return nil, fmt.Errorf("embeddings %s: dtype %s: want float16, float32 or float64 embeddings", path, p.from)
 	}
 	if p.f16 != nil {
 		return &embeddingsFile{h: sampler.Float16Embeddings{N: p.rows, D: p.cols, Bits: p.f16}, half: true, from: p.from}, nil
@@ -173,7 +171,7 @@ func (c crcWriter) Write(p []byte) (int, error) { return c.h.Write(p) }
 // writeGraphFile writes rows of a neighbour table as an int32 .npy file and
 // its sidecar, both atomically.
 func writeGraphFile(path string, shape []int, adj []int32, meta graphMeta) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	f, err := tempfile.Create(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
@@ -345,7 +343,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if next != ref.N {
 		return fmt.Errorf("merge: rows [%d, %d) are missing (the last shard ends at %d)", next, ref.N, next)
 	}
-	f, err := os.CreateTemp(filepath.Dir(*out), filepath.Base(*out)+".tmp*")
+	f, err := tempfile.Create(filepath.Dir(*out), filepath.Base(*out)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
@@ -434,12 +432,9 @@ func readGraphFile(path string) (*payload, *graphMeta, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := readPayload(bufio.NewReaderSize(f, 1<<20), 0, st.Size())
+	p, err := readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), halfNever, graphOnly)
 	if err != nil {
 		return nil, nil, fmt.Errorf("graph %s: %w", path, err)
-	}
-	if !p.ints {
-		return nil, nil, fmt.Errorf("graph %s: dtype %s: want an int32 or int64 neighbour table", path, p.from)
 	}
 	meta, err := readMeta(path)
 	if errors.Is(err, os.ErrNotExist) {

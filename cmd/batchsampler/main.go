@@ -9,22 +9,29 @@
 //	batchsampler graph   -emb E.npy -out G.npy [-m 1000 -k 100 -graph-kind proximity -seed 1 -build 1 -rows a:b -workers 0 -precision auto]
 //	batchsampler merge   -out G.npy SHARD.npy...
 //	batchsampler batches [sampler flags] (-emb E.npy | -graph G.npy | -n N) -state S.bin -out O.npy [-steps n]
-//	batchsampler serve   [sampler flags] [-addr 127.0.0.1:8470 -token-file F -n N -keep 1024 -max-body 4GiB -state S.bin -stale wait]
+//	batchsampler serve   [sampler flags] [-addr 127.0.0.1:8470 -token-file F -n N -keep 1024 -max-body 4GiB -read-timeout 1m -state S.bin -stale wait]
 //
 // -h after a subcommand prints its flags (exit status 0).
 //
 // # Sampler flags (batches, serve)
 //
 //	-spec FILE          a YAML sampler entry, the schema of the training configs
-//	                    (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps);
+//	                    (kind, m, k, walk, graph, alpha, refresh_every, max_walk_steps,
+//	                    draw, keep, temperature, clusters);
 //	                    the flags below given on the command line override it
-//	-kind batchsampler  batchsampler, knn or uniform
+//	-kind batchsampler  batchsampler, knn or uniform, or a global batch sampler
+//	                    (gcbs, spectral, osgd, kmeans, antikmeans; see package sampler)
 //	-m 1000 -k 100      M candidates drawn, K neighbours kept per node
 //	-walk rwr           rwr, rw, bfs or dfs
 //	-graph-kind proximity  proximity (Algorithm 2) or knn (exact)
 //	-alpha 0.2:0.05     α: a number (constant) or start:end (linear over T)
 //	-refresh-every 0    t: a refresh before every step s with s mod t = 0 (0: before step 0 only)
 //	-max-walk-steps 0   cap on one walk's steps (0: 100·B)
+//	-draw 0 -q 0        spectral, osgd: k batches drawn per round; osgd: q kept of them (spec key keep)
+//	-temperature 0      spectral, osgd: τ of the affinity and of the loss score (required)
+//	-clusters 0         kmeans, antikmeans: C, the k-means clusters
+//	                    (m, k, walk, graph-kind, alpha, max-walk-steps apply to a global
+//	                    sampler only when given: -k is gcbs's neighbours per instance)
 //	-b 256              B, the global batch size (all ranks together)
 //	-seed 1             the sampler's seed
 //	-total-steps 0      T, the training steps the α schedule runs over
@@ -149,11 +156,12 @@
 // Status codes: 400 malformed or truncated .npy (bad_npy), wrong dtype or
 // shape (bad_npy, bad_shape), NaN/Inf values (non_finite), rank outside
 // the world size (bad_rank), bad step or query (bad_step, bad_query); 401
-// missing or wrong secret (unauthorized); 409 N changed between refreshes
-// (n_changed), refresh due (refresh_due), ranks disagreeing on the world
-// size (world_mismatch); 410 step no longer kept (step_gone); 413 body
-// over -max-body (too_large). A client disconnecting mid-upload changes
-// nothing.
+// missing or wrong secret (unauthorized); 408 headers or body bytes not
+// arriving for -read-timeout (read_timeout); 409 N changed between
+// refreshes (n_changed), refresh due (refresh_due), ranks disagreeing on
+// the world size (world_mismatch); 410 step no longer kept (step_gone); 413
+// body over -max-body (too_large). A client disconnecting mid-upload, or
+// stalling, changes nothing.
 //
 // Serve flags besides the sampler flags:
 //
@@ -162,6 +170,7 @@
 //	-n 0                  N before the first upload (required for kind uniform)
 //	-keep 1024            steps whose batches are kept for repeated requests
 //	-max-body 4GiB        request body limit
+//	-read-timeout 1m      longest pause in a request's headers or body before it is dropped (408)
 //	-state FILE           state file (see above)
 //	-stale wait           wait or reuse: what a due refresh without a new upload does
 //	-quiet                no log lines

@@ -32,6 +32,50 @@ type server struct {
 	log       *log.Logger
 	started   time.Time
 	token     string // the shared secret ("" : none); never logged or saved
+	// readTimeout is the longest wait for the next bytes of a request's
+	// headers or body (serveOptions.readTimeout).
+	readTimeout time.Duration
+}
+
+// defaultReadTimeout is serve's -read-timeout.
+const defaultReadTimeout = time.Minute
+
+// stallBody is a request body whose every Read must bring bytes within d:
+// it moves the connection's read deadline d ahead before each Read, so an
+// upload of any length goes through as long as its bytes keep coming, and
+// one that stalls fails with a timeout (answered 408 by bodyError).
+type stallBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (b *stallBody) Read(p []byte) (int, error) {
+	b.rc.SetReadDeadline(time.Now().Add(b.d))
+	n, err := b.ReadCloser.Read(p)
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		err = fmt.Errorf("%w: no bytes of the body for %v", errBodyStalled, b.d)
+	case err == io.EOF:
+		// The whole body is in: no deadline while the handler works (a
+		// graph build may take minutes), else the server's watch for a
+		// closed connection would time out and cancel the request.
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// errBodyStalled is the error of a body that stopped arriving.
+var errBodyStalled = errors.New("the request body stopped arriving")
+
+// withReadTimeout gives every request body a stallBody.
+func (sv *server) withReadTimeout(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = &stallBody{ReadCloser: r.Body, rc: http.NewResponseController(w), d: sv.readTimeout}
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // routes returns the handler of the endpoints listed in the package doc.
@@ -115,6 +159,8 @@ func (sv *server) bodyError(what string, err error) error {
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.Is(err, errBodyStalled):
+		return newAPIError(http.StatusRequestTimeout, "read_timeout", "%s: %v (-read-timeout); the upload is dropped, send it again", what, err)
 	case errors.As(err, &mbe), errors.Is(err, npy.ErrLimit):
 		return newAPIError(http.StatusRequestEntityTooLarge, "too_large", "%s: the body exceeds the limit of %d bytes (-max-body): %v", what, sv.maxBody, err)
 	}
@@ -315,6 +361,7 @@ func (sv *server) saveState(w http.ResponseWriter, r *http.Request) {
 // parseBytes reads a size: an integer with an optional KiB, MiB, GiB, KB,
 // MB or GB suffix.
 func parseBytes(s string) (int64, error) {
+	given := s
 	units := []struct {
 		suffix string
 		mult   int64
@@ -328,7 +375,7 @@ func parseBytes(s string) (int64, error) {
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("%q: want a positive size such as 2GiB or 1048576", s)
+		return 0, fmt.Errorf("%q: want a positive size such as 2GiB or 1048576 (units KiB, MiB, GiB, KB, MB, GB, B)", given)
 	}
 	return v * mult, nil
 }
@@ -345,6 +392,9 @@ type serveOptions struct {
 	reuse     bool
 	quiet     bool
 	token     string
+	// readTimeout drops a request whose headers or body bytes stop
+	// arriving for that long (0: defaultReadTimeout).
+	readTimeout time.Duration
 }
 
 // newServer builds the server: a fresh session, or the state file's when
@@ -353,7 +403,10 @@ func newServer(o serveOptions, logw io.Writer) (*server, error) {
 	if o.quiet {
 		logw = io.Discard
 	}
-	sv := &server{maxBody: o.maxBody, statePath: o.statePath, log: log.New(logw, "batchsampler serve: ", log.LstdFlags), started: time.Now(), token: o.token}
+	if o.readTimeout <= 0 {
+		o.readTimeout = defaultReadTimeout
+	}
+	sv := &server{maxBody: o.maxBody, statePath: o.statePath, log: log.New(logw, "batchsampler serve: ", log.LstdFlags), started: time.Now(), token: o.token, readTimeout: o.readTimeout}
 	sv.s = newSession(o.cfg, o.keep, o.reuse)
 	if o.statePath != "" {
 		b, err := os.ReadFile(o.statePath)
@@ -390,7 +443,10 @@ func newServer(o serveOptions, logw io.Writer) (*server, error) {
 // serve runs the server on ln until ctx is done, then shuts down (letting
 // requests in flight finish for up to 10 s) and saves the state file.
 func (sv *server) serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: sv.routes(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: sv.log}
+	// The headers must come within the read timeout, the body's bytes
+	// without a pause as long (withReadTimeout); an idle keep-alive
+	// connection is closed after twice that.
+	hs := &http.Server{Handler: sv.withReadTimeout(sv.routes()), ReadHeaderTimeout: sv.readTimeout, IdleTimeout: 2 * sv.readTimeout, ErrorLog: sv.log}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -427,8 +483,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, read
 	statePath := fs.String("state", "", "state `file`: loaded at start when it exists, written by POST /v1/state/save and at shutdown (SIGINT, SIGTERM)")
 	stale := fs.String("stale", "wait", "when a refresh is due and nothing new was uploaded: wait (answer 409 refresh_due) or reuse (the previous upload)")
 	quiet := fs.Bool("quiet", false, "no log lines on stderr")
+	readTimeout := fs.Duration("read-timeout", defaultReadTimeout, "drop a request (408) whose headers or body bytes stop arriving for this `long`; an upload may take longer in all as long as its bytes keep coming")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: batchsampler serve [sampler flags] [-addr 127.0.0.1:8470] [-token-file F] [-n N] [-keep 1024] [-max-body 4GiB] [-state S.bin] [-stale wait|reuse]\n\n")
+		fmt.Fprint(fs.Output(), "usage: batchsampler serve [sampler flags] [-addr 127.0.0.1:8470] [-token-file F] [-n N] [-keep 1024] [-max-body 4GiB] [-read-timeout 1m] [-state S.bin] [-stale wait|reuse]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -448,6 +505,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, read
 	if *keep < 1 {
 		return fmt.Errorf("serve: -keep %d: want ≥ 1", *keep)
 	}
+	if *readTimeout <= 0 {
+		return fmt.Errorf("serve: -read-timeout %v: want a positive duration such as 1m", *readTimeout)
+	}
 	if *stale != "wait" && *stale != "reuse" {
 		return fmt.Errorf("serve: -stale %q: want wait or reuse", *stale)
 	}
@@ -456,7 +516,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, read
 		return fmt.Errorf("serve: %w", err)
 	}
 	sv, err := newServer(serveOptions{addr: *addr, cfg: cfg, set: setFlags(fs), n: *n, keep: *keep, maxBody: mb,
-		statePath: *statePath, reuse: *stale == "reuse", quiet: *quiet, token: token}, stderr)
+		statePath: *statePath, reuse: *stale == "reuse", quiet: *quiet, token: token, readTimeout: *readTimeout}, stderr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

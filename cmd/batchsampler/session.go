@@ -62,17 +62,36 @@ func (p *payload) kind() string {
 // the input's size (a file's, a body's Content-Length), checked against
 // the header before anything is allocated.
 func readPayload(r io.Reader, maxBytes, total int64) (*payload, error) {
-	return readPayloadAs(r, maxBytes, total, halfNever)
+	return readPayloadAs(r, maxBytes, total, halfNever, anyPayload)
 }
+
+// payloadKind is what a reader of payloads accepts.
+type payloadKind int
+
+const (
+	anyPayload     payloadKind = iota // float embeddings or an integer neighbour table
+	embeddingsOnly                    // float embeddings (-emb)
+	graphOnly                         // an integer neighbour table (-graph)
+)
+
+// errWantEmbeddings is the error of an embeddings input that holds no
+// floats.
+var errWantEmbeddings = errors.New("want float16, float32 or float64 embeddings ('<f2', '<f4', '<f8')")
 
 // readPayloadAs is readPayload keeping float embeddings as float16 bits
 // (payload.f16) as mode says: halfNative keeps float16 data (exactly),
 // halfAlways also rounds float32/float64 data to the nearest float16 (a
 // value beyond ±65504 becomes ±Inf and is an error).
-func readPayloadAs(r io.Reader, maxBytes, total int64, mode halfMode) (*payload, error) {
+func readPayloadAs(r io.Reader, maxBytes, total int64, mode halfMode, want payloadKind) (*payload, error) {
 	h, err := npy.ReadHeader(r)
 	if err != nil {
 		return nil, err
+	}
+	switch {
+	case want == embeddingsOnly && h.DType.Kind != 'f':
+		return nil, fmt.Errorf("dtype %s (%s): %w", h.DType, dtypeName(h.DType), errWantEmbeddings)
+	case want == graphOnly && h.DType.Kind != 'i':
+		return nil, fmt.Errorf("dtype %s (%s): want an int32 or int64 neighbour table (N×K node ids, as batchsampler graph writes)", h.DType, dtypeName(h.DType))
 	}
 	if total >= 0 {
 		if err := h.CheckSize(total); err != nil {
@@ -129,10 +148,25 @@ func readPayloadAs(r io.Reader, maxBytes, total int64, mode halfMode) (*payload,
 	}
 	for i, v := range p.i32 {
 		if v < 0 {
-			return nil, newAPIError(http.StatusBadRequest, "bad_graph", "neighbour table row %d column %d is %d: want node ids ≥ 0", i/cols, i%cols, v)
+			return nil, newAPIError(http.StatusBadRequest, "bad_graph", "an %s array, read as a neighbour table (N×K node ids, as batchsampler graph writes): row %d column %d is %d, want node ids in [0, N) (embeddings are float16, float32 or float64)", dtypeName(h.DType), i/cols, i%cols, v)
 		}
 	}
 	return p, nil
+}
+
+// dtypeName names a dtype in words: int32, float16, ...
+func dtypeName(t npy.DType) string {
+	switch t.Kind {
+	case 'i':
+		return fmt.Sprintf("int%d", 8*t.Size)
+	case 'u':
+		return fmt.Sprintf("uint%d", 8*t.Size)
+	case 'f':
+		return fmt.Sprintf("float%d", 8*t.Size)
+	case 'b':
+		return "bool"
+	}
+	return t.String()
 }
 
 // shardRows is the rows [lo, hi) of rank of world over n rows: contiguous

@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/batchsampler-go/batchsampler/internal/tempfile"
 )
 
 // State file layout (little-endian), written by the batches subcommand and
@@ -205,7 +207,7 @@ func restoreSession(p []byte, keep int, reuse bool) (*session, error) {
 // directory, synced and renamed, so that a crash leaves the old or the new
 // file, never a torn one.
 func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	f, err := tempfile.Create(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 // Command download fetches a dataset into the data root that cmd/train
 // reads, checks its checksum and extracts it safely:
 //
-//	go run ./cmd/download -dataset MUTAG [-root DIR] [-sha256 HEX|any] [-url URL] [-keep-zip]
+//	go run ./cmd/download -dataset MUTAG [-root DIR] [-sha256 HEX|any] [-url URL] [-keep-zip] [-force]
 //	go run ./cmd/download -dataset cifar-10 [-root DIR] [-md5 HEX|any] [-url URL]
 //	go run ./cmd/download -dataset stl-10 [-root DIR] [-md5 HEX|any] [-url URL]
 //	go run ./cmd/download -dataset sts|sick|sts12|…|sts16 -sha256 HEX|any [-root DIR] [-url URL]
@@ -42,11 +42,15 @@
 // unpacks to about 3.1 GB; the 2.76 GB unlabeled_X.bin is checked
 // by its size and first images only.
 //
-// Everything is fetched and extracted in a temporary directory beside the
-// target and renamed into place only once the checksum matched and the
-// dataset was read back, so a failed download leaves no new directory
-// behind; a dataset already at the target is replaced only then. download
-// -h lists the datasets with their addresses and checksums.
+// A dataset already at its target that reads back (the TU files parse,
+// the CIFAR batches read, STL-10's files have whole images, the text sets
+// parse; a TU zip kept beside it is checked against its sha256) is not
+// fetched again: download says so and succeeds without the network; -force
+// fetches it anyway. Everything is fetched and extracted in a temporary
+// directory beside the target and renamed into place only once the
+// checksum matched and the dataset was read back, so a failed download
+// leaves no new directory behind; a dataset at the target is replaced only
+// then. download -h lists the datasets with their addresses and checksums.
 package main
 
 import (
@@ -129,6 +133,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	md5sum := fs.String("md5", "", "expected md5 (`HEX`) of a CIFAR or STL-10 archive, or \"any\" to skip the check (default: the published one when -url is not given)")
 	rawURL := fs.String("url", "", "`URL` to fetch instead of the dataset's own address")
 	keep := fs.Bool("keep-zip", false, "keep a TU zip beside the dataset, as DIR/tu/NAME.zip")
+	force := fs.Bool("force", false, "download the dataset even when it is already in the data root and reads back (it is replaced once the new copy is verified)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printHelp(stdout, fs)
@@ -150,13 +155,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		*root = data.DefaultRoot()
 	}
 	if cifar, ok := cifarName(*name); ok {
-		return fetchCIFAR(ctx, cifar, *root, defaultRoot, *rawURL, *md5sum, stdout)
+		return fetchCIFAR(ctx, cifar, *root, defaultRoot, *rawURL, *md5sum, *force, stdout)
 	}
 	if isSTL10(*name) {
-		return fetchSTL10(ctx, *root, defaultRoot, *rawURL, *md5sum, stdout)
+		return fetchSTL10(ctx, *root, defaultRoot, *rawURL, *md5sum, *force, stdout)
 	}
 	if sets, ok := textSets(*name); ok {
-		return fetchText(ctx, *name, sets, *root, defaultRoot, *rawURL, *sum, *md5sum, stdout)
+		return fetchText(ctx, *name, sets, *root, defaultRoot, *rawURL, *sum, *md5sum, *force, stdout)
 	}
 	if !validName.MatchString(*name) {
 		what := fmt.Sprintf("-dataset %q is not a dataset name", *name)
@@ -165,7 +170,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return usageError{fmt.Errorf("%s: expected a TU dataset name (letters, digits, '_', '-', '.'), a CIFAR one, stl-10 or a text set; download fetches\n%s", what, datasetList())}
 	}
-	return fetchTU(ctx, *name, *root, defaultRoot, *rawURL, *sum, *keep, stdout)
+	return fetchTU(ctx, *name, *root, defaultRoot, *rawURL, *sum, *keep, *force, stdout)
+}
+
+// alreadyThere reports whether dataset name is already at target and reads
+// back (check returns what it holds): download then says so, and fetches
+// nothing. A target that does not read back is said to be fetched again.
+func alreadyThere(stdout io.Writer, name, target string, check func() (string, error)) bool {
+	if _, err := os.Stat(target); err != nil {
+		return false
+	}
+	summary, err := check()
+	if err != nil {
+		fmt.Fprintf(stdout, "%s is in the way but does not read back as %s (%v): downloading it again\n", target, name, err)
+		return false
+	}
+	fmt.Fprintf(stdout, "%s is already in %s and reads back: %s; nothing to download (-force downloads it again)\n", name, target, summary)
+	return true
+}
+
+// tuSummary describes a TU dataset as download prints it.
+func tuSummary(s *data.GraphSet) string {
+	return fmt.Sprintf("%d graphs, %d nodes, %d undirected edges, %d classes %v, %d node labels, %d edge labels, attribute dimension %d",
+		len(s.Graphs), s.TotalNodes(), s.TotalEdges(), s.NumClasses, s.ClassValues, s.NumNodeLabels, s.NumEdgeLabels, s.AttrDim)
 }
 
 // cifarName maps the spellings of the CIFAR names (cifar-10, CIFAR10, ...)
@@ -203,8 +230,9 @@ checksum, extracts it safely and prints the train command to run:
 DIR defaults to train's default data.root: $%s, else %s if it
 exists, else the user cache directory (~/.cache/batchsampler/data on Linux).
 Here that is %s (%s).
-A failed download leaves nothing behind; a dataset already there is replaced
-once the new copy is verified.
+A dataset already there that reads back is not fetched again (-force fetches
+it). A failed download leaves nothing behind; a dataset already there is
+replaced once the new copy is verified.
 
 Datasets:
 `, data.RootEnv, data.SharedRoot, root, source)
@@ -266,7 +294,7 @@ func listDatasets(w io.Writer) {
 
 // fetchTU downloads, verifies and extracts the zip of TU dataset name to
 // root/tu/NAME.
-func fetchTU(ctx context.Context, name, root string, defaultRoot bool, rawURL, sum string, keep bool, stdout io.Writer) error {
+func fetchTU(ctx context.Context, name, root string, defaultRoot bool, rawURL, sum string, keep, force bool, stdout io.Writer) error {
 	u := rawURL
 	if u == "" {
 		u = tuDatasetURL(name)
@@ -279,6 +307,27 @@ func fetchTU(ctx context.Context, name, root string, defaultRoot bool, rawURL, s
 		want, source = data.KnownTUChecksums[name], "the built-in checksum"
 	}
 	target := filepath.Join(root, filepath.FromSlash(data.TUPath(name)))
+	if !force && alreadyThere(stdout, name, target, func() (string, error) {
+		s, err := data.ReadTU(target, name)
+		if err != nil {
+			return "", err
+		}
+		return tuSummary(s), nil
+	}) {
+		if zip := target + ".zip"; exists(zip) && want != "" {
+			got, err := data.FileSHA256(zip)
+			if err != nil {
+				return err
+			}
+			if got == want {
+				fmt.Fprintf(stdout, "%s: sha256 %s verified against %s\n", zip, got, source)
+			} else {
+				fmt.Fprintf(stdout, "warning: %s, the zip kept beside it, has sha256 %s, not the %s of %s\n", zip, got, want, source)
+			}
+		}
+		fmt.Fprintf(stdout, "%s is in %s; train with: %s\n", name, target, trainCommand(name, root, defaultRoot))
+		return nil
+	}
 	st, err := data.NewStaging(target)
 	if err != nil {
 		return err
@@ -326,8 +375,7 @@ func fetchTU(ctx context.Context, name, root string, defaultRoot bool, rawURL, s
 	if err := st.Commit(dsDir); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d graphs, %d nodes, %d undirected edges, %d classes %v, %d node labels, %d edge labels, attribute dimension %d\n",
-		target, len(s.Graphs), s.TotalNodes(), s.TotalEdges(), s.NumClasses, s.ClassValues, s.NumNodeLabels, s.NumEdgeLabels, s.AttrDim)
+	fmt.Fprintf(stdout, "%s: %s\n", target, tuSummary(s))
 	if keep {
 		kept := target + ".zip"
 		if err := os.Rename(zipPath, kept); err != nil {
@@ -341,7 +389,7 @@ func fetchTU(ctx context.Context, name, root string, defaultRoot bool, rawURL, s
 
 // fetchCIFAR downloads, verifies and extracts a CIFAR binary archive to its
 // conventional folder under root, reading it back as a check.
-func fetchCIFAR(ctx context.Context, name, root string, defaultRoot bool, rawURL, sum string, stdout io.Writer) error {
+func fetchCIFAR(ctx context.Context, name, root string, defaultRoot bool, rawURL, sum string, force bool, stdout io.Writer) error {
 	u, want, err := data.CIFARURL(name)
 	if err != nil {
 		return err
@@ -359,6 +407,16 @@ func fetchCIFAR(ctx context.Context, name, root string, defaultRoot bool, rawURL
 		return err
 	}
 	target := filepath.Join(root, rel)
+	if !force && alreadyThere(stdout, name, target, func() (string, error) {
+		set, err := readCIFAR(name, target)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d training images %dx%dx%d, %d classes", set.N, set.C, set.H, set.W, set.NumClasses), nil
+	}) {
+		fmt.Fprintf(stdout, "%s is in %s; train with: %s\n", name, target, trainCommand(name, root, defaultRoot))
+		return nil
+	}
 	st, err := data.NewStaging(target)
 	if err != nil {
 		return err
@@ -379,12 +437,7 @@ func fetchCIFAR(ctx context.Context, name, root string, defaultRoot bool, rawURL
 	if ents, err := os.ReadDir(extracted); err == nil && len(ents) == 1 && ents[0].IsDir() {
 		dsDir = filepath.Join(extracted, ents[0].Name())
 	}
-	var set *data.ImageSet
-	if name == "cifar-10" {
-		set, err = data.ReadCIFAR10Dir(dsDir, true)
-	} else {
-		set, err = data.ReadCIFAR100Dir(dsDir, true, true)
-	}
+	set, err := readCIFAR(name, dsDir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", u, err)
 	}
@@ -396,12 +449,20 @@ func fetchCIFAR(ctx context.Context, name, root string, defaultRoot bool, rawURL
 	return nil
 }
 
+// readCIFAR reads the training images of CIFAR dataset name from dir.
+func readCIFAR(name, dir string) (*data.ImageSet, error) {
+	if name == "cifar-10" {
+		return data.ReadCIFAR10Dir(dir, true)
+	}
+	return data.ReadCIFAR100Dir(dir, true, true)
+}
+
 // stl10ReadBack is how many images of every split fetchSTL10 reads back.
 const stl10ReadBack = 16
 
 // fetchSTL10 downloads, verifies and extracts the STL-10 binary archive to
 // root/stl10_binary, reading every split's first images back as a check.
-func fetchSTL10(ctx context.Context, root string, defaultRoot bool, rawURL, sum string, stdout io.Writer) error {
+func fetchSTL10(ctx context.Context, root string, defaultRoot bool, rawURL, sum string, force bool, stdout io.Writer) error {
 	u, want := data.STL10URL, data.STL10MD5
 	if rawURL != "" {
 		u, want = rawURL, sum
@@ -412,6 +473,16 @@ func fetchSTL10(ctx context.Context, root string, defaultRoot bool, rawURL, sum 
 		want = ""
 	}
 	target := filepath.Join(root, data.STL10Path)
+	if !force && alreadyThere(stdout, "stl-10", target, func() (string, error) {
+		counts, train, err := readBackSTL10(target)
+		if err != nil {
+			return "", err
+		}
+		return stl10Summary(counts, train), nil
+	}) {
+		fmt.Fprintf(stdout, "stl-10 is in %s; train with: %s\n", target, trainCommand("stl-10", root, defaultRoot))
+		return nil
+	}
 	st, err := data.NewStaging(target)
 	if err != nil {
 		return err
@@ -434,31 +505,45 @@ func fetchSTL10(ctx context.Context, root string, defaultRoot bool, rawURL, sum 
 	if ents, err := os.ReadDir(extracted); err == nil && len(ents) == 1 && ents[0].IsDir() {
 		dsDir = filepath.Join(extracted, ents[0].Name())
 	}
-	// ReadSTL10Dir checks the sizes of the whole files (a whole number of
-	// images, one label for each) and reads the first images only.
-	counts := map[string]int{}
-	var train *data.ImageSet
-	for _, split := range data.STL10Splits {
-		set, err := data.ReadSTL10Dir(dsDir, split, data.STL10Options{Max: stl10ReadBack})
-		if err != nil {
-			return fmt.Errorf("%s: %w", u, err)
-		}
-		if split == "train" {
-			train = set
-		}
-		fi, err := os.Stat(filepath.Join(dsDir, split+"_X.bin"))
-		if err != nil {
-			return fmt.Errorf("%s: %w", u, err)
-		}
-		counts[split] = int(fi.Size() / data.STL10ImageBytes)
+	counts, train, err := readBackSTL10(dsDir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", u, err)
 	}
 	if err := st.Commit(dsDir); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d training, %d test and %d unlabeled images %dx%dx%d, %d classes %v (md5 verified: %v)\n",
-		target, counts["train"], counts["test"], counts["unlabeled"], train.C, train.H, train.W, train.NumClasses, train.ClassNames, want != "")
+	fmt.Fprintf(stdout, "%s: %s (md5 verified: %v)\n", target, stl10Summary(counts, train), want != "")
 	fmt.Fprintf(stdout, "stl-10 is in %s; train with: %s\n", target, trainCommand("stl-10", root, defaultRoot))
 	return nil
+}
+
+// readBackSTL10 checks an STL-10 directory: ReadSTL10Dir checks the sizes
+// of the whole files (a whole number of images, one label for each) and
+// reads the first images of every split only. It returns the number of
+// images of every split and the training split's first images.
+func readBackSTL10(dir string) (counts map[string]int, train *data.ImageSet, err error) {
+	counts = map[string]int{}
+	for _, split := range data.STL10Splits {
+		set, err := data.ReadSTL10Dir(dir, split, data.STL10Options{Max: stl10ReadBack})
+		if err != nil {
+			return nil, nil, err
+		}
+		if split == "train" {
+			train = set
+		}
+		fi, err := os.Stat(filepath.Join(dir, split+"_X.bin"))
+		if err != nil {
+			return nil, nil, err
+		}
+		counts[split] = int(fi.Size() / data.STL10ImageBytes)
+	}
+	return counts, train, nil
+}
+
+// stl10Summary describes an STL-10 directory as download prints it.
+func stl10Summary(counts map[string]int, train *data.ImageSet) string {
+	return fmt.Sprintf("%d training, %d test and %d unlabeled images %dx%dx%d, %d classes %v",
+		counts["train"], counts["test"], counts["unlabeled"], train.C, train.H, train.W, train.NumClasses, train.ClassNames)
 }
 
 // trainArgs returns the config and the -set overrides that train dataset

@@ -23,6 +23,8 @@ type textSet struct {
 	// install checks the extracted archive dir and returns the directory
 	// that becomes the target and a one-line summary of what it holds.
 	install func(dir string) (dsDir, summary string, err error)
+	// read checks an installed set (the target) and returns the summary.
+	read func(target string) (summary string, err error)
 }
 
 // sentEvalAll is the -dataset name that fetches every text set.
@@ -65,20 +67,24 @@ func textSets(s string) ([]textSet, bool) {
 // stsBSet is STS Benchmark: Stsbenchmark.tar.gz holds stsbenchmark/ with
 // sts-{train,dev,test}.csv, which go to DIR/sts (data.text.sts_dir).
 func stsBSet() textSet {
-	return textSet{name: "sts", rel: "sts", install: func(dir string) (string, string, error) {
-		ds, err := findDir(dir, "stsbenchmark", "sts-test.csv")
-		if err != nil {
-			return "", "", err
-		}
+	read := func(ds string) (string, error) {
 		var counts []string
 		for _, split := range []string{"train", "dev", "test"} {
 			pairs, err := data.ReadSTS(filepath.Join(ds, "sts-"+split+".csv"))
 			if err != nil {
-				return "", "", err
+				return "", err
 			}
 			counts = append(counts, fmt.Sprintf("%d %s", len(pairs), split))
 		}
-		return ds, "STS Benchmark, pairs: " + strings.Join(counts, ", "), nil
+		return "STS Benchmark, pairs: " + strings.Join(counts, ", "), nil
+	}
+	return textSet{name: "sts", rel: "sts", read: read, install: func(dir string) (string, string, error) {
+		ds, err := findDir(dir, "stsbenchmark", "sts-test.csv")
+		if err != nil {
+			return "", "", err
+		}
+		summary, err := read(ds)
+		return ds, summary, err
 	}}
 }
 
@@ -86,17 +92,21 @@ func stsBSet() textSet {
 // SICK_test_annotated.txt, which goes to DIR/senteval/SICK (SentEval's
 // layout, read by the sts protocol as SICK-R).
 func sickSet() textSet {
-	return textSet{name: "sick", rel: path.Dir(path.Join("senteval", data.SICKTestPath)), install: func(dir string) (string, string, error) {
-		file := path.Base(data.SICKTestPath)
+	file := path.Base(data.SICKTestPath)
+	read := func(ds string) (string, error) {
+		pairs, err := data.ReadSICK(filepath.Join(ds, file))
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("SICK-R test, %d pairs", len(pairs)), nil
+	}
+	return textSet{name: "sick", rel: path.Dir(path.Join("senteval", data.SICKTestPath)), read: read, install: func(dir string) (string, string, error) {
 		ds, err := findDir(dir, "", file)
 		if err != nil {
 			return "", "", err
 		}
-		pairs, err := data.ReadSICK(filepath.Join(ds, file))
-		if err != nil {
-			return "", "", err
-		}
-		return ds, fmt.Sprintf("SICK-R test, %d pairs", len(pairs)), nil
+		summary, err := read(ds)
+		return ds, summary, err
 	}}
 }
 
@@ -104,7 +114,19 @@ func sickSet() textSet {
 // files of every subset, which go to DIR/senteval/STS/<y.Dir> named as
 // SentEval names them (STS2016.input.S.txt becomes STS.input.S.txt).
 func stsYearSet(y data.STSYear) textSet {
-	return textSet{name: y.Name, rel: path.Join("senteval", data.SentEvalSTSDir, y.Dir), install: func(dir string) (string, string, error) {
+	read := func(ds string) (string, error) {
+		subs, err := data.ReadSTSYear(ds, y)
+		if err != nil {
+			return "", err
+		}
+		scored, unscored := 0, 0
+		for _, s := range subs {
+			scored += len(s.Pairs)
+			unscored += s.Unscored
+		}
+		return fmt.Sprintf("%s, %d subsets, %d scored pairs (%d unscored)", y.Name, len(subs), scored, unscored), nil
+	}
+	return textSet{name: y.Name, rel: path.Join("senteval", data.SentEvalSTSDir, y.Dir), read: read, install: func(dir string) (string, string, error) {
 		first := y.ZipPrefix + ".input." + y.Subsets[0] + ".txt"
 		ds, err := findDir(dir, y.ZipDir, first)
 		if err != nil {
@@ -121,16 +143,8 @@ func stsYearSet(y data.STSYear) textSet {
 				}
 			}
 		}
-		subs, err := data.ReadSTSYear(ds, y)
-		if err != nil {
-			return "", "", err
-		}
-		scored, unscored := 0, 0
-		for _, s := range subs {
-			scored += len(s.Pairs)
-			unscored += s.Unscored
-		}
-		return ds, fmt.Sprintf("%s, %d subsets, %d scored pairs (%d unscored)", y.Name, len(subs), scored, unscored), nil
+		summary, err := read(ds)
+		return ds, summary, err
 	}}
 }
 
@@ -169,7 +183,23 @@ func findDir(dir, want, file string) (string, error) {
 // fetchText downloads, verifies, extracts and reads back the text sets of
 // the -dataset name, each into its place under root. They have no built-in
 // checksum: sum must be a sha256 (one set) or "any".
-func fetchText(ctx context.Context, name string, sets []textSet, root string, defaultRoot bool, rawURL, sum, md5sum string, stdout io.Writer) error {
+func fetchText(ctx context.Context, name string, sets []textSet, root string, defaultRoot bool, rawURL, sum, md5sum string, force bool, stdout io.Writer) error {
+	if !force {
+		// The sets already there and reading back are not fetched again;
+		// with all of them there, nothing is (and no checksum is needed).
+		var missing []textSet
+		for _, s := range sets {
+			target := filepath.Join(root, filepath.FromSlash(s.rel))
+			if !alreadyThere(stdout, s.name, target, func() (string, error) { return s.read(target) }) {
+				missing = append(missing, s)
+			}
+		}
+		if len(missing) == 0 {
+			fmt.Fprintf(stdout, "the sts protocol scores STS-B from data.text.sts_dir (sts) and STS12-16 and SICK-R from data.text.senteval_dir (senteval) under the data root; train with: %s\n", trainCommand("sts", root, defaultRoot))
+			return nil
+		}
+		sets = missing
+	}
 	switch {
 	case md5sum != "":
 		return usageError{fmt.Errorf("-md5 with -dataset %s: the text sets are checked with -sha256 HEX (or -sha256 any)", name)}

@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +49,9 @@ func run(args []string) error {
 		}
 		return err
 	}
+	if err := checkFlags(flags{n: *n, c: *c, d: *d, b: *b, k: *k, batches: *batches, between: *between, within: *within, walk: *walk, sharing: *sharing}); err != nil {
+		return err
+	}
 	cfg := sampler.CompareConfig{B: *b, K: *k, Batches: *batches, Seed: *seed,
 		Config: sampler.Config{Walk: *walk, CandidateSharing: *sharing}}
 	for _, f := range strings.Split(*ms, ",") {
@@ -61,6 +65,9 @@ func run(args []string) error {
 			if err != nil {
 				return fmt.Errorf("-m: %q is not an integer, K or N", f)
 			}
+			if m < *k {
+				return fmt.Errorf("-m: M = %d is below -k %d: the K neighbours kept are chosen among the M candidates drawn (M ≥ K; K and N are allowed as values)", m, *k)
+			}
 			cfg.Ms = append(cfg.Ms, m)
 		}
 	}
@@ -68,6 +75,9 @@ func run(args []string) error {
 		a, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil {
 			return fmt.Errorf("-alpha: %q is not a number", f)
+		}
+		if !(a >= 0 && a <= 1) {
+			return fmt.Errorf("-alpha: %v is not a restart probability in [0, 1]", a)
 		}
 		cfg.Alphas = append(cfg.Alphas, a)
 	}
@@ -84,5 +94,40 @@ func run(args []string) error {
 		*n, *c, *d, *between, *within, *b, *k, *walk, *sharing, *batches, *seed, 1/float64(*c))
 	fmt.Print(sampler.MarkdownTable(rows))
 	fmt.Printf("\n(%.1fs)\n", time.Since(t0).Seconds())
+	return nil
+}
+
+// flags are the numeric and named flags checkFlags checks.
+type flags struct {
+	n, c, d, b, k, batches int
+	between, within        float64
+	walk, sharing          string
+}
+
+// checkFlags refuses a flag value the comparison cannot run with, naming
+// the flag as typed.
+func checkFlags(f flags) error {
+	switch {
+	case f.n < 2:
+		return fmt.Errorf("-n %d: want at least 2 points", f.n)
+	case f.c < 1:
+		return fmt.Errorf("-c %d: want at least 1 class", f.c)
+	case f.d < 1:
+		return fmt.Errorf("-d %d: want a dimension of at least 1", f.d)
+	case f.b < 2 || f.b > f.n:
+		return fmt.Errorf("-b %d: want a batch size from 2 (a contrastive loss needs a negative in every batch) to -n %d", f.b, f.n)
+	case f.k < 1:
+		return fmt.Errorf("-k %d: want a positive number of neighbours kept per node", f.k)
+	case f.batches < 1:
+		return fmt.Errorf("-batches %d: want at least 1 batch measured per sampler", f.batches)
+	case !(f.between >= 0):
+		return fmt.Errorf("-between %v: want a standard deviation ≥ 0", f.between)
+	case !(f.within >= 0):
+		return fmt.Errorf("-within %v: want a standard deviation ≥ 0", f.within)
+	case !slices.Contains(sampler.Walks, f.walk):
+		return fmt.Errorf("-walk %q: want one of %s", f.walk, strings.Join(sampler.Walks, ", "))
+	case f.sharing != sampler.ShareBlock && f.sharing != sampler.ShareNode:
+		return fmt.Errorf("-sharing %q: want %s or %s", f.sharing, sampler.ShareBlock, sampler.ShareNode)
+	}
 	return nil
 }

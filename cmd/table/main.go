@@ -16,6 +16,7 @@
 //	go run ./cmd/table -modality image -plan            # the image table's cells: SimCLR, DCL, HCL, MoCo v3 on every image dataset found
 //	go run ./cmd/table -shard 2/8 -out /shared/t        # task 2 of an array job of 8: cells 2, 10, 18, ...; then, once all are done:
 //	go run ./cmd/table -assemble -out /shared/t         # table.md and table.json from every task's cells
+//	go run ./cmd/table -samplers gcbs,osgd -out runs/t  # two global batch samplers as more rows (docs/batch-composition.md)
 //
 // Each cell (dataset × method) is an ordinary run directory, DIR/DATASET/
 // METHOD. Running the same command again continues an interrupted table:
@@ -64,6 +65,7 @@ import (
 
 	"github.com/batchsampler-go/batchsampler/internal/gctune"
 	"github.com/batchsampler-go/batchsampler/internal/progress"
+	"github.com/batchsampler-go/batchsampler/sampler"
 	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"
 )
@@ -95,6 +97,7 @@ func run(args []string) error {
 	assemble := fs.Bool("assemble", false, "run nothing: assemble table.md and table.json from the cells finished so far")
 	compare := fs.String("compare", "", "run nothing: compare DIR/table.json with the recorded graph table `FILE` (a table.json) run by run, the accuracy of every seed and the final false-negative ratio of each row with the same seeds, to the last bit; exit status 1 when one differs or none is in common")
 	shardFlag := fs.String("shard", "", "run only task `i/n` of an array job's share of the cells (k mod n = i; e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) and write no table: -assemble writes it once every task is done")
+	extra := fs.String("samplers", "", "comma-separated global batch `samplers` added to every cell as rows after the paper's three ("+strings.Join(sampler.GlobalKinds, ", ")+"), each with its defaults and the cell's refresh interval t")
 	parallel := fs.Int("parallel", 1, "train and evaluate `N` runs of a cell at once (results do not depend on it; on 2 cores, 2 uses the core a GIN step leaves idle; memory grows with it)")
 	var sets listFlag
 	fs.Var(&sets, "set", "override a value of every cell's config: key.path=value (repeatable)")
@@ -140,6 +143,11 @@ func run(args []string) error {
 	plan, err := planFor(*modality, opt)
 	if err != nil {
 		return err
+	}
+	if *extra != "" {
+		if err := table.AddSamplers(plan, splitList(*extra)); err != nil {
+			return err
+		}
 	}
 	if !shard.All() {
 		return runShard(*modality, plan, shard, *out, *parallel, *planOnly, *configs)

@@ -64,6 +64,9 @@ import (
 //go:embed default.yaml
 var defaultConfig []byte
 
+// stderr is where the command's own lines go (a variable for tests).
+var stderr io.Writer = os.Stderr
+
 type setFlags []string
 
 func (s *setFlags) String() string     { return strings.Join(*s, " ") }
@@ -169,7 +172,7 @@ func run(args []string) (err error) {
 		if err := train.WritePlots(*plots); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "plots: %s\n", filepath.Join(*plots, "plots"))
+		fmt.Fprintf(stderr, "plots: %s\n", filepath.Join(*plots, "plots"))
 		return nil
 	}
 	var (
@@ -226,7 +229,7 @@ func run(args []string) (err error) {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "TU dataset: %s\n", d)
+		fmt.Fprintf(stderr, "TU dataset: %s\n", d)
 		return nil
 	}
 	if dir == "" {
@@ -239,8 +242,8 @@ func run(args []string) (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	hooks := progress.Observer(term.IsTerminal(int(os.Stderr.Fd())), "")
-	fmt.Fprintf(os.Stderr, "run directory: %s\n", dir)
-	res, err := train.Run(ctx, cfg, train.Options{OutDir: dir, Resume: *resume != "", Observer: hooks, Parallel: *parallel})
+	res, err := train.Run(ctx, cfg, train.Options{OutDir: dir, Resume: *resume != "", Observer: hooks, Parallel: *parallel,
+		DirReady: func(dir string) { fmt.Fprintf(stderr, "run directory: %s\n", dir) }})
 	if errors.Is(err, train.ErrInterrupted) {
 		return fmt.Errorf("%w: continue with: go run ./cmd/train -resume %s", err, dir)
 	}
@@ -248,7 +251,7 @@ func run(args []string) (err error) {
 		return err
 	}
 	fmt.Println(res.Markdown())
-	fmt.Fprintf(os.Stderr, "results: %s\n", filepath.Join(dir, "results.md"))
+	fmt.Fprintf(stderr, "results: %s\n", filepath.Join(dir, "results.md"))
 	return nil
 }
 
@@ -266,7 +269,7 @@ func runEvaluate(dir string, sets []string, out string) error {
 		return err
 	}
 	fmt.Println(res.Markdown())
-	fmt.Fprintf(os.Stderr, "evaluation: %s\n", filepath.Join(out, "results.md"))
+	fmt.Fprintf(stderr, "evaluation: %s\n", filepath.Join(out, "results.md"))
 	return nil
 }
 
@@ -290,7 +293,7 @@ func runEmbed(run string, sets []string, split, repr, out string) error {
 	if len(written) > 1 {
 		labels = "; labels: " + written[1]
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s: %d×%d float32, the %s embeddings of %s (split %s) by run %s at step %d%s\n",
+	fmt.Fprintf(stderr, "wrote %s: %d×%d float32, the %s embeddings of %s (split %s) by run %s at step %d%s\n",
 		written[0], e.N, e.D, repr, e.Dataset, split, e.Run, e.Step, labels)
 	return nil
 }
@@ -377,15 +380,15 @@ func runSweep(path string, sets []string, dir string, f sweepFlags) error {
 			return err
 		}
 		fmt.Println(r.Markdown())
-		fmt.Fprintf(os.Stderr, "sweep: %s\n", filepath.Join(dir, "sweep.md"))
+		fmt.Fprintf(stderr, "sweep: %s\n", filepath.Join(dir, "sweep.md"))
 		return nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
-	fmt.Fprintf(os.Stderr, "sweep directory: %s (%d cells, %d runs)\n", dir, len(plan.Cells()), plan.Runs())
+	fmt.Fprintf(stderr, "sweep directory: %s (%d cells, %d runs)\n", dir, len(plan.Cells()), plan.Runs())
 	ropt := sweep.RunOptions{Dir: dir, Rerun: f.rerun, Parallel: f.parallel,
-		Log:         func(msg string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), msg) },
+		Log:         func(msg string) { fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05"), msg) },
 		ObserverFor: func(c table.Cell) train.Observer { return progress.Observer(tty, c.Block+" ") },
 	}
 	if !f.shard.All() {
@@ -400,7 +403,7 @@ func runSweep(path string, sets []string, dir string, f sweepFlags) error {
 		return err
 	}
 	fmt.Println(r.Markdown())
-	fmt.Fprintf(os.Stderr, "sweep: %s\n", filepath.Join(dir, "sweep.md"))
+	fmt.Fprintf(stderr, "sweep: %s\n", filepath.Join(dir, "sweep.md"))
 	return nil
 }
 

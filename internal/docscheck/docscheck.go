@@ -28,6 +28,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -549,17 +550,40 @@ func (c *Checker) init() error {
 			c.names.Binaries = append(c.names.Binaries, e.Name())
 		}
 	}
-	ents, err = os.ReadDir(c.Root)
+	tops, err := trackedTops(c.Root)
 	if err != nil {
 		return err
 	}
+	c.names.Tops = append(c.names.Tops, tops...)
+	return nil
+}
+
+// trackedTops lists the repository's top-level entries: those git tracks
+// (so that ignored outputs such as runs/ or bin/ are not taken for
+// sources), or, without git, the directory's entries but hidden ones and
+// runs/ (run directories, not sources).
+func trackedTops(root string) ([]string, error) {
+	if out, err := exec.Command("git", "-C", root, "ls-files").Output(); err == nil && len(out) > 0 {
+		var tops []string
+		for _, f := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			first, _, _ := strings.Cut(f, "/")
+			if !strings.HasPrefix(first, ".") && !slices.Contains(tops, first) {
+				tops = append(tops, first)
+			}
+		}
+		return tops, nil
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	var tops []string
 	for _, e := range ents {
-		// runs/ holds run directories, not sources: paths under it are outputs.
 		if !strings.HasPrefix(e.Name(), ".") && e.Name() != "runs" {
-			c.names.Tops = append(c.names.Tops, e.Name())
+			tops = append(tops, e.Name())
 		}
 	}
-	return nil
+	return tops, nil
 }
 
 // doc parses (once) the document at rel, a slash path relative to Root.

@@ -107,7 +107,11 @@ func (c *checker) check(n *yaml.Node, v reflect.Value, t reflect.Type, path stri
 	switch t.Kind() {
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
-			return c.fail(n, path, line, fmt.Sprintf("expected %s, got %s", describeType(t), describeNode(n)))
+			msg := fmt.Sprintf("expected %s, got %s", describeType(t), describeNode(n))
+			if n.Kind == yaml.ScalarNode {
+				msg += colonHint(n.Value, "value")
+			}
+			return c.fail(n, path, line, msg)
 		}
 		return c.checkMapping(n, v, t, path)
 	case reflect.Map:
@@ -226,7 +230,7 @@ func (c *checker) checkKeys(n *yaml.Node, v reflect.Value, t reflect.Type, path 
 				continue
 			default:
 				e := c.fail(k, child, k.Line, "unknown key")
-				e.allowed, e.unknown = info.keys, true
+				e.allowed, e.unknown, e.hint = info.keys, true, colonHint(k.Value, "key")
 				return e
 			}
 		}

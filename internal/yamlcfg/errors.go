@@ -2,6 +2,7 @@ package yamlcfg
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -23,6 +24,23 @@ type Error struct {
 
 	unknown bool     // Msg is "unknown key"
 	allowed []string // the keys allowed beside an unknown key
+	hint    string   // after "unknown key": " (YAML reads ...)", or ""
+}
+
+// identifier matches a key name as the configurations spell them.
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
+
+// colonHint explains a key or value like "kind:uniform", which YAML reads
+// as one string because a mapping's colon must be followed by a space:
+// ` (YAML reads "kind:uniform" as one key: put a space after the colon,
+// kind: uniform)`, or "" when s does not look like that. what is "key" or
+// "value".
+func colonHint(s, what string) string {
+	k, v, ok := strings.Cut(s, ":")
+	if !ok || v == "" || v[0] == ' ' || !identifier.MatchString(k) || strings.ContainsAny(v, " \n") {
+		return ""
+	}
+	return fmt.Sprintf(" (YAML reads %q as one %s: put a space after the colon, %s: %s)", s, what, k, v)
 }
 
 // Allowed returns the keys allowed beside an unknown key (nil for other
@@ -40,7 +58,7 @@ func (e *Error) Error() string {
 		setKey, _, _ := strings.Cut(e.Set, "=")
 		switch {
 		case e.unknown:
-			fmt.Fprintf(&b, "unknown key %s; ", key)
+			fmt.Fprintf(&b, "unknown key %s%s; ", key, e.hint)
 			b.WriteString(allowedKeys(e.Key, e.allowed))
 			return b.String()
 		case e.Key != strings.TrimSpace(setKey):
@@ -56,7 +74,7 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(": " + e.Msg)
 	if e.unknown {
-		b.WriteString("; " + allowedKeys(e.Key, e.allowed))
+		b.WriteString(e.hint + "; " + allowedKeys(e.Key, e.allowed))
 	}
 	return b.String()
 }

@@ -51,7 +51,8 @@ type Doc struct {
 	// defaults in its target and applies the overrides again, in order.
 	orig     *yaml.Node
 	deferred bool
-	tree     // the document with the overrides applied
+	blank    bool // the document sets no key (see Blank)
+	tree          // the document with the overrides applied
 }
 
 // tree is a document (a DocumentNode holding one mapping) with the nodes
@@ -107,6 +108,9 @@ func Parse(src []byte, name string, sets []string) (doc *Doc, err error) {
 		// empty (or only comments, or null): no key is set
 		root = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
 	}
+	if c := root.Content[0]; c.Kind == yaml.MappingNode && len(c.Content) == 0 {
+		d.blank = true
+	}
 	for _, s := range sets {
 		o, err := parseOverride(s)
 		if err != nil {
@@ -126,6 +130,10 @@ func Parse(src []byte, name string, sets []string) (doc *Doc, err error) {
 	}
 	return d, nil
 }
+
+// Blank reports whether the document itself sets no key (an empty file,
+// one of comments only, null or {}), whatever the overrides set.
+func (d *Doc) Blank() bool { return d != nil && d.blank }
 
 // Name is the document's name as given to Parse. (Value, Line and Locate
 // also work on a nil *Doc, which gives no key.)

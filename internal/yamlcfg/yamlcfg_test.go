@@ -166,6 +166,12 @@ func TestDecodeErrors(t *testing.T) {
 			x + "samplers[0].alpha.ned (line 3): unknown key; allowed keys under samplers[0].alpha: end, start"},
 		{"unknown key two levels down", "data:\n  synthetic:\n    graphs: 10\n    nodes: 3\n", nil,
 			x + "data.synthetic.nodes (line 4): unknown key; allowed keys under data.synthetic: graphs, noise, seed"},
+		{"colon without a space", minimal + "samplers:\n  - {kind:uniform}\n", nil,
+			x + "samplers[0].kind:uniform (line 5): unknown key (YAML reads \"kind:uniform\" as one key: put a space after the colon, kind: uniform); allowed keys under samplers[0]: alpha, k, kind, label, m, refresh_every"},
+		{"colon without a space, block style", "train:\n  epochs:3\n", nil,
+			x + "train (line 1): expected a mapping of keys " + trainKeys + ", got \"epochs:3\" (YAML reads \"epochs:3\" as one value: put a space after the colon, epochs: 3)"},
+		{"colon without a space, by -set", "", []string{"samplers=[{kind:uniform}]"},
+			"-set samplers=[{kind:uniform}]: unknown key samplers[0].kind:uniform (YAML reads \"kind:uniform\" as one key: put a space after the colon, kind: uniform); allowed keys under samplers[0]: alpha, k, kind, label, m, refresh_every"},
 		{"key given twice", "train:\n  epochs: 3\n  epochs: 4\n", nil,
 			x + "train.epochs (line 3): key given twice (first on line 2)"},
 

@@ -93,6 +93,23 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(len(second), len(got))
             self.assertEqual(sampler.step, 2 * len(got))
 
+    def test_global_batch_samplers(self):
+        """Every global batch sampler kind is served as the Go Driver forms it."""
+        emb = embeddings(4)
+        emb_path = os.path.join(_tmp, "eg.npy")
+        np.save(emb_path, emb)
+        for args in (["-kind", "gcbs"], ["-kind", "spectral", "-draw", "3", "-temperature", "0.2"],
+                     ["-kind", "osgd", "-draw", "4", "-q", "2", "-temperature", "0.2"],
+                     ["-kind", "kmeans"], ["-kind", "antikmeans"]):
+            with self.subTest(kind=args[1]):
+                with Server(*COMMON, "-refresh-every", "6", *args) as srv:
+                    sampler = ServiceBatchSampler(srv.url, embed_fn=lambda step: emb)
+                    got = [sampler.batch(s) for s in range(15)]
+                    for b in got:
+                        self.assertEqual(len(b), B)
+                        self.assertEqual(len(set(b)), B)
+                    self.assertEqual(cli_batches(emb_path, 15, "-refresh-every", "6", *args), got)
+
     def test_two_ranks_see_each_global_batch_once(self):
         emb = embeddings(1)
         with Server(*COMMON, "-refresh-every", "5", "-epochs", "2") as srv:

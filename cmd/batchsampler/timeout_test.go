@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/batchsampler-go/batchsampler/sampler"
+)
+
+// A request whose body stops arriving short of its Content-Length is
+// answered 408 and dropped after the read timeout, instead of holding the
+// connection forever; an upload whose bytes keep coming is not cut, however
+// long it takes in all.
+func TestServerReadTimeout(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	spec := sampler.Spec{Kind: "batchsampler", M: 40, K: 5, Alpha: sampler.AlphaSchedule{Start: 0.2, End: 0.2, Constant: true}}
+	ts := startServer(t, serveOptions{cfg: jobConfig{Spec: spec, B: 20, Seed: 1}, readTimeout: timeout})
+	body := npyBytes(t, mixture(t, 300, 8, 0))
+	addr := strings.TrimPrefix(ts.url, "http://")
+	post := func(t *testing.T, path string) net.Conn {
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		fmt.Fprintf(conn, "%s HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-npy\r\nContent-Length: %d\r\n\r\n", path, len(body))
+		return conn
+	}
+	for _, path := range []string{"POST /v1/refresh", "PUT /v1/state"} {
+		t.Run("stalled "+path, func(t *testing.T) {
+			conn := post(t, path)
+			conn.Write(body[:len(body)/2]) // and nothing more
+			start := time.Now()
+			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer %v after the body stalled: %v", time.Since(start), err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusRequestTimeout {
+				t.Errorf("status %s, want 408", resp.Status)
+			}
+			if waited := time.Since(start); waited > 3*time.Second {
+				t.Errorf("answered after %v", waited)
+			}
+		})
+	}
+	t.Run("slow but steady", func(t *testing.T) {
+		conn := post(t, "POST /v1/refresh")
+		// 12 pieces 100 ms apart: 1.2 s in all, 4 times the timeout.
+		step := (len(body) + 11) / 12
+		for i := 0; i < len(body); i += step {
+			if _, err := conn.Write(body[i:min(i+step, len(body))]); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("a steady upload got %s", resp.Status)
+		}
+	})
+	ts.mustOK(t, "GET", "/v1/health", nil)
+}
