@@ -146,6 +146,11 @@ func (d *imageDataset) Splits() []string {
 	return []string{"train", "test"}
 }
 
+var (
+	_ TestLabeler   = (*imageDataset)(nil)
+	_ ProbeSplitter = (*imageDataset)(nil)
+)
+
 // TestLabels are the labels of the test split.
 func (d *imageDataset) TestLabels() []int { return d.test.Labels }
 

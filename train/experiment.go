@@ -482,7 +482,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, index int,
 		MaxRSS: processMaxRSS(), HeapPeak: r.mem.Peak(),
 	}
 	rr.samplerMK(r)
-	if c, ok := r.smp.Sampler().(interface{ Coverage() float64 }); ok {
+	if c, ok := r.smp.Sampler().(sampler.Coverer); ok {
 		rr.FinalCoverage = c.Coverage()
 	}
 	if err := mw.write(map[string]any{"event": "final", "run": sp.ID(), "step": r.step, "metric": sc.Metric, "value": sc.Value, "std": sc.Std, "eval_seconds": evalSec}); err != nil {
