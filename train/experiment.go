@@ -192,6 +192,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg.Method = cfg.method()
 	if cfg.Sweep != nil {
 		return nil, fmt.Errorf("config %s has a sweep: section: it is one experiment per point; run it with package sweep (go run ./cmd/train -config FILE does)", cfg.Name)
 	}

@@ -137,12 +137,13 @@ func keys[V any](m map[string]V) []string {
 // methodFor returns the method spec of cfg, checking that it trains on the
 // config's modality.
 func methodFor(cfg *Config) (MethodSpec, error) {
-	ms, ok := methodSpecs[cfg.Method]
+	name := cfg.method()
+	ms, ok := methodSpecs[name]
 	if !ok {
-		return MethodSpec{}, fmt.Errorf("method: %q is not allowed; allowed values: %s", cfg.Method, strings.Join(keys(methodSpecs), ", "))
+		return MethodSpec{}, fmt.Errorf("method: %q is not allowed; allowed values: %s", name, strings.Join(keys(methodSpecs), ", "))
 	}
 	if !slices.Contains(ms.Modalities, cfg.Modality) {
-		return MethodSpec{}, fmt.Errorf("method: %s trains on %s data, not on modality %s", cfg.Method, strings.Join(ms.Modalities, ", "), cfg.Modality)
+		return MethodSpec{}, fmt.Errorf("method: %s trains on %s data, not on modality %s", name, strings.Join(ms.Modalities, ", "), cfg.Modality)
 	}
 	return ms, nil
 }

@@ -17,6 +17,21 @@ import (
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
+// MomentumModel holds the model keys of method mocov3 (config key model;
+// inlined in ModelConfig).
+type MomentumModel struct {
+	// PredHidden is the predictor's hidden width (mocov3).
+	PredHidden int `yaml:"pred_hidden"`
+	// Momentum is the momentum encoder's EMA momentum at the first step
+	// (mocov3; it rises to 1 on a cosine over training).
+	Momentum float64 `yaml:"momentum"`
+	// Projection says which output of a method with a momentum encoder is
+	// its "projection", the embedding the sampler's graph reads (sampler
+	// embedding projection or cached): "query" (the online branch after
+	// the predictor, default) or "key" (the momentum encoder's).
+	Projection string `yaml:"projection"`
+}
+
 // MoCo v3 (Chen, Xie and He, 2021; the ResNet variant of
 // facebookresearch/moco-v3, with solo-learn's CIFAR recipe scaled to this
 // machine):

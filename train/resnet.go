@@ -9,6 +9,30 @@ import (
 // The ResNet encoder the image methods (simclr, mocov3) share: its model
 // keys, checked and turned into a model.ResNetConfig.
 
+// ResNetModel holds the model keys of the ResNet encoder of methods simclr
+// and mocov3 (config key model; inlined in ModelConfig).
+type ResNetModel struct {
+	// Arch names a ResNet preset (resnet8, resnet14, resnet20,
+	// resnet18-narrow) for model.kind resnet; Widths and Blocks, when given,
+	// override the preset's stage widths and blocks per stage.
+	Arch   string `yaml:"arch"`
+	Widths []int  `yaml:"widths"`
+	Blocks []int  `yaml:"blocks"`
+	// Stem is the ResNet's stem: "cifar" (default: 3×3 convolution, stride
+	// 1, no pooling) or "imagenet" (7×7 stride 2 and a 3×3 stride-2
+	// max-pool, for 96-pixel and larger images).
+	Stem string `yaml:"stem"`
+	// Conv is the algorithm of the ResNet's 3×3 stride-1 convolutions (8
+	// or more channels in and out): "direct" (default: implicit GEMM, the
+	// bits of im2col) or "winograd" (F(2×2, 3×3) for the forward pass, dX
+	// and dW: fewer multiplications, 1.1–1.2× faster steps here; the same
+	// function to float32 rounding, so other bits than direct).
+	Conv string `yaml:"conv"`
+	// ProjHidden is the projection head's hidden width (resnet; 0 = the
+	// encoder's output width).
+	ProjHidden int `yaml:"proj_hidden"`
+}
+
 // embedBatch is the batch size of evaluation-mode forward passes.
 const embedBatch = 256
 
