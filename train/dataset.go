@@ -1,5 +1,7 @@
 package train
 
+import "github.com/batchsampler-go/batchsampler/data"
+
 // Dataset is the data side of a run (see method.go): a loaded dataset with
 // named splits, its optional interfaces, and the registry of modalities.
 
@@ -47,6 +49,15 @@ type TestLabeler interface {
 // labelled) and returns its labels.
 type ProbeSplitter interface {
 	ProbeSplit() (split string, labels []int)
+}
+
+// GraphData is the Dataset of the graph modality, what a method for
+// graphs trains on (a method written outside this package asserts it).
+type GraphData interface {
+	Dataset
+	// GraphSet returns the training graphs with their node features and
+	// labels (shared by every run: not to be modified).
+	GraphSet() *data.GraphSet
 }
 
 var (
