@@ -155,6 +155,11 @@ func drawCurves(path, dataset string, blocks []string, curves []Curve, floor *fl
 	pad := max(0.5, (hi-lo)*0.06)
 	lo, hi = lo-pad, hi+pad
 	var panels []*plot.Plot
+	// One legend for all panels, in a strip to their right: inside a panel
+	// it would cover curves or the untrained encoder's line.
+	leg := plot.NewLegend()
+	leg.TextStyle.Font.Size = vg.Points(10)
+	leg.Top, leg.Left = true, true
 	for i, blk := range blocks {
 		p := plot.New()
 		p.Title.Text = imageBlockTitle[blk]
@@ -165,8 +170,6 @@ func drawCurves(path, dataset string, blocks []string, curves []Curve, floor *fl
 		}
 		p.Y.Min, p.Y.Max = lo, hi
 		p.Add(plotter.NewGrid())
-		p.Legend.Top, p.Legend.Left = false, false
-		p.Legend.TextStyle.Font.Size = vg.Points(9)
 		maxEpoch := 1
 		for _, c := range curves {
 			if c.Block != blk {
@@ -209,7 +212,7 @@ func drawCurves(path, dataset string, blocks []string, curves []Curve, floor *fl
 			pts.Color, pts.Shape = col, draw.CircleGlyph{}
 			p.Add(l, pts)
 			if i == 0 {
-				p.Legend.Add(samplerLegend[c.Sampler], l, pts)
+				leg.Add(samplerLegend[c.Sampler], l, pts)
 			}
 		}
 		p.X.Min, p.X.Max = 0, float64(maxEpoch)
@@ -221,20 +224,21 @@ func drawCurves(path, dataset string, blocks []string, curves []Curve, floor *fl
 			f.Color, f.Dashes, f.Width = color.NRGBA{0x44, 0x44, 0x44, 0xFF}, []vg.Length{vg.Points(4), vg.Points(3)}, vg.Points(1)
 			p.Add(f)
 			if i == 0 {
-				p.Legend.Add("untrained encoder", f)
+				leg.Add("untrained encoder", f)
 			}
 		}
 		panels = append(panels, p)
 	}
-	const panelW, h = 3.6 * vg.Inch, 3.4 * vg.Inch
-	w := panelW * vg.Length(len(panels))
+	const panelW, h, legendW = 3.6 * vg.Inch, 3.4 * vg.Inch, 1.45 * vg.Inch
+	w := panelW*vg.Length(len(panels)) + legendW
 	img := vgimg.NewWith(vgimg.UseWH(w, h+0.35*vg.Inch), vgimg.UseDPI(96))
 	dc := draw.New(img)
 	font := plot.DefaultFont
 	font.Size = vg.Points(13)
 	dc.FillText(draw.TextStyle{Color: color.Black, Font: font, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YCenter},
 		vg.Point{X: w / 2, Y: h + 0.17*vg.Inch}, dataset+" (faded: each seed)")
-	body := draw.Crop(dc, 0, 0, 0, -0.35*vg.Inch)
+	body := draw.Crop(dc, 0, -legendW, 0, -0.35*vg.Inch)
+	leg.Draw(draw.Crop(dc, w-legendW+vg.Points(4), 0, 0, -0.6*vg.Inch))
 	tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Points(6), PadTop: vg.Points(4), PadBottom: vg.Points(2), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
 	grid := [][]*plot.Plot{panels}
 	canvases := plot.Align(grid, tiles, body)

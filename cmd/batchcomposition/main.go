@@ -408,6 +408,22 @@ var samplerColor = map[string]color.RGBA{
 	"antikmeans": {0, 114, 178, 255},
 }
 
+// fewerSeeds reports whether the sampler has, on some dataset, fewer
+// seeds than Uniform there: a run still to finish.
+func fewerSeeds(rows []Row, sampler string) bool {
+	for _, r := range rows {
+		if r.Sampler != sampler {
+			continue
+		}
+		for _, u := range rows {
+			if u.Sampler == "uniform" && u.Dataset == r.Dataset && r.Seeds < u.Seeds {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // shapes mark the datasets of a modality.
 var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}}
 
@@ -496,11 +512,11 @@ func figure(rows []Row, modality, path string) error {
 	plots = append(plots, p)
 	title := map[string]string{"graph": "GraphCL on TU graphs", "image": "SimCLR on the CIFAR-10 subset", "text": "SimCSE on STS-B"}[modality]
 	for _, p := range plots {
-		p.Title.Text = title
+		p.Title.Text = title + "\nbars: ±1 standard error of the paired difference over seeds"
 	}
 	// The plots side by side, the legend (samplers' colours, datasets'
 	// shapes) in a strip on the right.
-	const strip = 150
+	const strip = 170
 	w := vg.Length(len(plots))*420 + strip
 	h := vg.Length(380)
 	img := vgimg.New(w, h)
@@ -522,7 +538,11 @@ func figure(rows []Row, modality, path string) error {
 		seen = append(seen, r.Sampler)
 		sc, _ := plotter.NewScatter(plotter.XYs{{}})
 		sc.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Color: samplerColor[r.Sampler], Radius: vg.Points(4.5)}
-		l.Add(r.Sampler, sc)
+		label := r.Sampler
+		if fewerSeeds(rows, r.Sampler) {
+			label += " (fewer seeds)"
+		}
+		l.Add(label, sc)
 	}
 	if len(datasets) > 1 {
 		for di, d := range datasets {

@@ -55,7 +55,7 @@ func TestAPIErrors(t *testing.T) {
 	for _, tc := range []struct {
 		method, arg, want string
 	}{
-		{"batch", `{"settings":{"sampler":"batchsampler","b":32,"m":10,"k":31}}`, "m: must be >= k"},
+		{"batch", `{"settings":{"sampler":"batchsampler","b":32,"m":10,"k":31}}`, "sampler.m: must be >= sampler.k = 31, got 10"},
 		{"measure", `{"settings":{"sampler":"uniform","b":32},"batches":0}`, "batches = 0"},
 		{"trainInit", `{"settings":{"b":32},"train":{"hidden":0},"steps":10}`, "train.hidden"},
 		{"trainInit", `{"settings":{"b":32},"train":{"hidden":8,"out":4,"tau":0.2,"lr":0.01,"probeEvery":5},"steps":0}`, "steps = 0"},
