@@ -42,6 +42,16 @@ fuzz:
 fuzz-smoke:
 	GO=$(GO) scripts/fuzz.sh 3s
 
+## golden-kernels: the golden records of the AVX2 and pure-Go GEMM kernels, on an AVX-512 machine too (CI, after make test): model/testdata/golden-amd64-{avx2,go}.txt, the record files of train/testdata/golden, and the two GraphCL configs on MUTAG (seconds each); golden-kernels-all: every config the two kernels have records of (goldenBackends in train/golden_test.go; the ResNet and MVGRL ones take minutes)
+GOLDEN_QUICK := '^TestGolden(Bits|RecordFiles)$$|^TestGoldenShippedConfigs$$/^graphcl-(published-)?mutag$$'
+.PHONY: golden-kernels golden-kernels-all
+golden-kernels:
+	GODEBUG=cpu.avx512f=off $(GO) test -count=1 -run $(GOLDEN_QUICK) ./model ./train
+	$(GO) test -count=1 -tags purego -run $(GOLDEN_QUICK) ./model ./train
+golden-kernels-all:
+	GODEBUG=cpu.avx512f=off $(GO) test -count=1 -timeout 60m -run '^TestGolden' ./model ./train
+	$(GO) test -count=1 -timeout 60m -tags purego -run '^TestGolden' ./model ./train
+
 ## python-client: the Python client's tests against a Go server they start (Debian's python3-numpy, python3-torch)
 .PHONY: python-client
 python-client:

@@ -206,11 +206,24 @@ func (n Normalize) String() string { return fmt.Sprintf("normalize(mean=%v, std=
 //
 // with mean, std from (*data.ImageSet).MeanStd of the training images.
 func SimCLRCIFAR() ImageCompose {
+	c := CropFlip()
+	c.Augs = append(c.Augs,
+		ColorJitter{Brightness: 0.4, Contrast: 0.4, Saturation: 0.4, Hue: 0.1, P: 0.8},
+		RandomGrayscale{P: 0.2},
+	)
+	return c
+}
+
+// CropFlip returns the geometric half of SimCLRCIFAR, torchvision's
+//
+//	RandomResizedCrop(32, scale=(0.08, 1), ratio=(3/4, 4/3))
+//	RandomHorizontalFlip(p=0.5)
+//
+// without the colour distortions. Append Normalize, as for SimCLRCIFAR.
+func CropFlip() ImageCompose {
 	return ImageCompose{Augs: []ImageAugmenter{
 		RandomResizedCrop{Scale: [2]float64{0.08, 1}, Ratio: [2]float64{3.0 / 4, 4.0 / 3}},
 		HorizontalFlip{P: 0.5},
-		ColorJitter{Brightness: 0.4, Contrast: 0.4, Saturation: 0.4, Hue: 0.1, P: 0.8},
-		RandomGrayscale{P: 0.2},
 	}}
 }
 

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -293,3 +294,28 @@ func foldStats(rm, rv *tensor.Dense, mean, v []float64, n int, mom float64) {
 		setAt(rv, j, (1-mom)*at(rv, j)+mom*v[j]*unbias)
 	}
 }
+
+func floats64(d *tensor.Dense) []float64 {
+	out := make([]float64, d.DataSize())
+	for i := range out {
+		out[i] = at(d, i)
+	}
+	return out
+}
+
+func at(d *tensor.Dense, i int) float64 {
+	if d.Dtype() == tensor.Float32 {
+		return float64(d.Float32s()[i])
+	}
+	return d.Float64s()[i]
+}
+
+func setAt(d *tensor.Dense, i int, v float64) {
+	if d.Dtype() == tensor.Float32 {
+		d.Float32s()[i] = float32(v)
+	} else {
+		d.Float64s()[i] = v
+	}
+}
+
+var errNotFloat32 = errors.New("the model must be float32 (GINConfig.Float64 false)")

@@ -1,7 +1,7 @@
 // Package model holds the encoders of batchsampler-go on Gorgonia, their
 // projection heads, and the optimizers that step an embedding table:
 //
-//   - [GIN] (gin.go, bind.go): GraphCL's graph isomorphism network with its
+//   - [GIN] (gin.go): GraphCL's graph isomorphism network with its
 //     projection head, and a pure-Go evaluation-mode forward (embed.go) for
 //     embedding whole datasets; graphs are packed by [PackGraphs];
 //   - [MVGRL] (gcn.go, mvgrl.go): two [GCN] encoders, one per view of a

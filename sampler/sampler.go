@@ -111,6 +111,41 @@ type EpochCounter interface {
 	SamplerEpoch() (epoch int, own bool)
 }
 
+// Coverer is implemented by samplers whose epochs are walks over the
+// instances rather than a permutation of them (BatchSampler, KNN and the
+// global samplers): Coverage returns the share of the N instances covered
+// by the batches of the epoch in progress (or of the epoch just finished,
+// until the next batch). Package train logs it as coverage at an epoch's
+// end and as final_coverage in a run's result.
+type Coverer interface {
+	Coverage() float64
+}
+
+// CoverageRecorder is a Coverer that keeps the coverage of every finished
+// epoch (CoverageHistory, oldest first).
+type CoverageRecorder interface {
+	Coverer
+	CoverageHistory() []float64
+}
+
+// Restarter is implemented by samplers that draw by random walks with
+// restart (BatchSampler): Alpha returns the restart probability α of the
+// batch last handed out, which a schedule may change over training.
+// Package train logs it as alpha with every step.
+type Restarter interface {
+	Alpha() float64
+}
+
+var (
+	_ CoverageRecorder = (*BatchSampler)(nil)
+	_ CoverageRecorder = (*KNN)(nil)
+	_ CoverageRecorder = (*GCBS)(nil)
+	_ CoverageRecorder = (*Spectral)(nil)
+	_ CoverageRecorder = (*OSGD)(nil)
+	_ CoverageRecorder = (*ClusterBatches)(nil)
+	_ Restarter        = (*BatchSampler)(nil)
+)
+
 // Scheduled is implemented by samplers whose behaviour changes over training
 // (for instance a restart probability that decays). The loop calls SetProgress
 // before every step with the 0-based step and the total number of steps.

@@ -76,7 +76,7 @@ func TestShortLastBatch(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					if h, ok := s.(interface{ CoverageHistory() []float64 }); ok && ep > 0 {
+					if h, ok := s.(CoverageRecorder); ok && ep > 0 {
 						// the epoch ended after exactly BatchesPerEpoch batches
 						if got := len(h.CoverageHistory()); got != ep-1 {
 							t.Fatalf("epoch %d: %d finished epochs before its first batch, want %d", ep, got, ep-1)
@@ -108,7 +108,7 @@ func TestShortLastBatch(t *testing.T) {
 						}
 					}
 				}
-				if h, ok := s.(interface{ CoverageHistory() []float64 }); ok {
+				if h, ok := s.(CoverageRecorder); ok {
 					s.Next() // starts epoch `epochs`, closing the last one
 					if got := len(h.CoverageHistory()); got != epochs {
 						t.Fatalf("%d finished epochs after %d·BatchesPerEpoch+1 batches, want %d", got, epochs, epochs)

@@ -35,8 +35,8 @@ type checkpoint struct {
 	FNSum       float64
 	FNCount     int
 	LastEpochFN *float64
-	// PendingHook names the EpochEnd hook an interruption stopped at Step;
-	// on resume it and the EpochEnd hooks after it run before the loop.
+	// PendingHook names the epochEnd hook an interruption stopped at Step;
+	// on resume it and the epochEnd hooks after it run before the loop.
 	PendingHook string
 }
 

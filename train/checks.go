@@ -87,7 +87,7 @@ func checkClasses(cfg *Config, ds Dataset) string {
 		return ""
 	}
 	labels, split := ds.Labels(), "training"
-	if p, ok := ds.(interface{ ProbeSplit() (string, []int) }); ok {
+	if p, ok := ds.(ProbeSplitter); ok {
 		var s string
 		if s, labels = p.ProbeSplit(); s != "train" {
 			split = s

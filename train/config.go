@@ -131,64 +131,23 @@ type SyntheticConfig struct {
 	Seed       uint64  `yaml:"seed"`
 }
 
-// ModelConfig describes the encoder.
+// ModelConfig describes the encoder. Kind, Hidden, Layers and ProjDim are
+// shared; the keys that one method alone reads are a struct in that
+// method's file, inlined here (the YAML model section stays flat, its keys
+// in this order): TextModel (simcse.go), ResNetModel (resnet.go: simclr and
+// mocov3), MomentumModel (mocov3.go) and MVGRLModel (mvgrl.go).
 type ModelConfig struct {
 	// Kind is the encoder, one per method: "gin" (graphcl), "gcn"
 	// (mvgrl's two GCN encoders), "resnet" (simclr, mocov3) or "mlp"
 	// (simcse: embedding bag → residual MLP).
-	Kind    string `yaml:"kind"`
-	Hidden  int    `yaml:"hidden"`
-	Layers  int    `yaml:"layers"`
-	ProjDim int    `yaml:"proj_dim"`
-	// Dropout is the text MLP's dropout probability (the SimCSE views).
-	Dropout float64 `yaml:"dropout"`
-	// TrainEmbeddings fine-tunes the text model's word-vector table.
-	TrainEmbeddings bool `yaml:"train_embeddings"`
-	// Arch names a ResNet preset (resnet8, resnet14, resnet20,
-	// resnet18-narrow) for model.kind resnet; Widths and Blocks, when given,
-	// override the preset's stage widths and blocks per stage.
-	Arch   string `yaml:"arch"`
-	Widths []int  `yaml:"widths"`
-	Blocks []int  `yaml:"blocks"`
-	// Stem is the ResNet's stem: "cifar" (default: 3×3 convolution, stride
-	// 1, no pooling) or "imagenet" (7×7 stride 2 and a 3×3 stride-2
-	// max-pool, for 96-pixel and larger images).
-	Stem string `yaml:"stem"`
-	// Conv is the algorithm of the ResNet's 3×3 stride-1 convolutions (8
-	// or more channels in and out): "direct" (default: implicit GEMM, the
-	// bits of im2col) or "winograd" (F(2×2, 3×3) for the forward pass, dX
-	// and dW: fewer multiplications, 1.1–1.2× faster steps here; the same
-	// function to float32 rounding, so other bits than direct).
-	Conv string `yaml:"conv"`
-	// ProjHidden is the projection head's hidden width (resnet; 0 = the
-	// encoder's output width).
-	ProjHidden int `yaml:"proj_hidden"`
-	// PredHidden is the predictor's hidden width (mocov3).
-	PredHidden int `yaml:"pred_hidden"`
-	// Momentum is the momentum encoder's EMA momentum at the first step
-	// (mocov3; it rises to 1 on a cosine over training).
-	Momentum float64 `yaml:"momentum"`
-	// Projection says which output of a method with a momentum encoder is
-	// its "projection", the embedding the sampler's graph reads (sampler
-	// embedding projection or cached): "query" (the online branch after
-	// the predictor, default) or "key" (the momentum encoder's).
-	Projection string `yaml:"projection"`
-	// Diffusion is the second view of method mvgrl.
-	Diffusion DiffusionConfig `yaml:"diffusion"`
-}
-
-// DiffusionConfig is method mvgrl's diffusion view: the personalised
-// PageRank S = α(I − (1−α)D^-½(A+I)D^-½)^-1 of every graph, computed once
-// per dataset (data.PPRDiffusion) and kept sparse.
-type DiffusionConfig struct {
-	// Alpha is the teleport probability α in (0, 1) (MVGRL: 0.2).
-	Alpha float64 `yaml:"alpha"`
-	// Eps drops the entries of S below it (0 keeps every entry, MVGRL's
-	// dense S).
-	Eps float64 `yaml:"eps"`
-	// TopK keeps at most the TopK largest entries of every row of S (0: no
-	// cap; a bound on the cost for datasets of large graphs).
-	TopK int `yaml:"top_k"`
+	Kind          string `yaml:"kind"`
+	Hidden        int    `yaml:"hidden"`
+	Layers        int    `yaml:"layers"`
+	ProjDim       int    `yaml:"proj_dim"`
+	TextModel     `yaml:",inline"`
+	ResNetModel   `yaml:",inline"`
+	MomentumModel `yaml:",inline"`
+	MVGRLModel    `yaml:",inline"`
 }
 
 // AugmentConfig lists the augmentations that make the second view.
@@ -310,6 +269,7 @@ func parseConfig(src []byte, name string, sets []string) (Config, error) {
 	if err := doc.Decode(&c); err != nil {
 		return Config{}, err
 	}
+	c.Method = c.method() // the modality's default, written out
 	if err := c.Validate(); err != nil {
 		if doc.Blank() {
 			return Config{}, fmt.Errorf("%s sets no key (the file is empty, or holds comments only): a config gives at least its modality and its data, as the files in configs/ do (cmd/train without -config runs the embedded demo)", name)
@@ -375,14 +335,22 @@ func oneOf(key, v string, allowed ...string) error { return yamlcfg.OneOf(key, v
 
 func positive(key string, v int) error { return yamlcfg.Positive(key, v) }
 
+// method is the config's method: Method, or the modality's default when
+// it names none (LoadConfig and Run write the default into Method).
+func (c *Config) method() string {
+	if c.Method != "" {
+		return c.Method
+	}
+	return defaultMethod[c.Modality]
+}
+
 // Validate checks every value and returns the first error, naming its key.
+// It changes nothing: an empty method is checked as the modality's
+// default.
 func (c *Config) Validate() error {
 	var errs problems
 	add := errs.add
 	add(oneOf("modality", c.Modality, keys(dataSpecs)...))
-	if c.Method == "" {
-		c.Method = defaultMethod[c.Modality]
-	}
 	if ds, ok := dataSpecs[c.Modality]; ok {
 		if ds.Validate != nil {
 			errs = append(errs, ds.Validate(c)...)
@@ -397,8 +365,8 @@ func (c *Config) Validate() error {
 			if p := lossKindProblem(c, ms); p != "" {
 				errs = append(errs, p)
 			}
-			errs = append(errs, foreignKeys("model", c.Model, "method "+c.Method, ms.ModelKeys...)...)
-			errs = append(errs, foreignKeys("augment", c.Augment, "method "+c.Method, ms.AugmentKeys...)...)
+			errs = append(errs, foreignKeys("model", c.Model, "method "+c.method(), ms.ModelKeys...)...)
+			errs = append(errs, foreignKeys("augment", c.Augment, "method "+c.method(), ms.AugmentKeys...)...)
 			errs = append(errs, viewProjectionsProblems(c, ms)...)
 		}
 		if ps, err := protocolFor(c); err != nil {
@@ -408,7 +376,7 @@ func (c *Config) Validate() error {
 				errs = append(errs, ps.Validate(c)...)
 			}
 			errs = append(errs, foreignKeys("eval", c.Eval, "eval.kind "+c.Eval.Kind, ps.EvalKeys...)...)
-			if _, ok := ps.New(c).(DevScorer); c.Eval.SelectEvery > 0 && !ok {
+			if c.Eval.SelectEvery > 0 && !ps.DevSet {
 				errs = append(errs, fmt.Sprintf("eval.select_every: eval.kind %s has no development set to select on", c.Eval.Kind))
 			}
 		}
@@ -486,9 +454,9 @@ func lossKindProblem(c *Config, ms MethodSpec) string {
 	if slices.Contains(kinds, c.Loss.Kind) || c.Loss.Validate() != nil {
 		return "" // fits, or loss.Validate reports the unknown kind
 	}
-	msg := fmt.Sprintf("loss.kind: %q does not apply to method %s; allowed: %s", c.Loss.Kind, c.Method, strings.Join(kinds, ", "))
+	msg := fmt.Sprintf("loss.kind: %q does not apply to method %s; allowed: %s", c.Loss.Kind, c.method(), strings.Join(kinds, ", "))
 	if slices.Contains(loss.ContrastiveKinds, c.Loss.Kind) && c.Loss.Kind != loss.KindInfoNCE {
-		msg += fmt.Sprintf(" (%s debiases the negatives of an InfoNCE loss between two views' projections, which method %s does not compute)", c.Loss.Kind, c.Method)
+		msg += fmt.Sprintf(" (%s debiases the negatives of an InfoNCE loss between two views' projections, which method %s does not compute)", c.Loss.Kind, c.method())
 	}
 	var users []string
 	for _, name := range keys(methodSpecs) {
@@ -533,7 +501,7 @@ func WriteConfig(w io.Writer, cfg *Config) error {
 	if ds, ok := dataSpecs[cfg.Modality]; ok {
 		used["data"] = ds.Keys
 	}
-	if ms, ok := methodSpecs[cfg.Method]; ok {
+	if ms, ok := methodSpecs[cfg.method()]; ok {
 		used["model"], used["augment"] = ms.ModelKeys, ms.AugmentKeys
 	}
 	if ps, ok := protocolSpecs[cfg.Eval.Kind]; ok {
@@ -573,7 +541,12 @@ func foreignKeys(section string, v any, what string, used ...string) []string {
 	rv := reflect.ValueOf(v)
 	rt := rv.Type()
 	for i := 0; i < rt.NumField(); i++ {
-		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("yaml"), ",")
+		name, flags, _ := strings.Cut(rt.Field(i).Tag.Get("yaml"), ",")
+		if flags == "inline" && rv.Field(i).Kind() == reflect.Struct {
+			// A method's own keys (ModelConfig.ResNetModel...): one section.
+			errs = append(errs, foreignKeys(section, rv.Field(i).Interface(), what, used...)...)
+			continue
+		}
 		if name == "" || name == "-" || slices.Contains(used, name) || isEmpty(rv.Field(i)) {
 			continue
 		}
@@ -620,7 +593,7 @@ func viewProjectionsProblems(c *Config, ms MethodSpec) []string {
 		if s.Embedding == "" {
 			how = "published: true (which implies embedding: cached_views)"
 		}
-		errs = append(errs, fmt.Sprintf("%s.embedding: %s needs both views' projections, which method %s does not hand over; set embedding to projection, encoder or cached", key, how, c.Method))
+		errs = append(errs, fmt.Sprintf("%s.embedding: %s needs both views' projections, which method %s does not hand over; set embedding to projection, encoder or cached", key, how, c.method()))
 	}
 	return errs
 }

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -130,5 +131,40 @@ func TestEmptyConfigFile(t *testing.T) {
 	// An empty file with overrides that make a valid config is a config.
 	if _, err := ParseNamedConfig(nil, "e.yaml", []string{"data={source: synthetic, synthetic: {graphs: 90, classes: 3, min_nodes: 8, max_nodes: 14, node_labels: 2, noise: 0.1, seed: 3}}"}); err != nil {
 		t.Errorf("empty file with -set overrides: %v", err)
+	}
+}
+
+// TestValidateChangesNothing validates a config that names no method:
+// the modality's default is checked, and the config is left as it was.
+func TestValidateChangesNothing(t *testing.T) {
+	for _, modality := range keys(dataSpecs) {
+		if strings.HasPrefix(modality, "fake") {
+			continue
+		}
+		c, want := DefaultConfigFor(modality), DefaultConfigFor(modality)
+		c.Method, want.Method = "", ""
+		// The defaults of a modality may lack its data (graph: data.path).
+		if err := c.Validate(); err != nil && strings.Contains(err.Error(), "method") {
+			t.Errorf("%s: the default method is refused: %v", modality, err)
+		}
+		if !reflect.DeepEqual(c, want) {
+			t.Errorf("%s: Validate changed the config: %+v, was %+v", modality, c, want)
+		}
+	}
+}
+
+// TestProtocolDevSet checks ProtocolSpec.DevSet against the protocols New
+// returns: DevSet exactly when the protocol is a DevScorer.
+func TestProtocolDevSet(t *testing.T) {
+	for _, name := range keys(protocolSpecs) {
+		ps := protocolSpecs[name]
+		if len(ps.Modalities) == 0 {
+			continue
+		}
+		cfg := DefaultConfigFor(ps.Modalities[0])
+		cfg.Eval.Kind = name
+		if _, dev := ps.New(&cfg).(DevScorer); dev != ps.DevSet {
+			t.Errorf("protocol %s: DevSet %v, but New's protocol is a DevScorer: %v", name, ps.DevSet, dev)
+		}
 	}
 }

@@ -28,6 +28,11 @@ func (d graphDataset) Labels() []int     { return d.set.Labels() }
 func (d graphDataset) NumClasses() int   { return d.set.NumClasses }
 func (d graphDataset) Splits() []string  { return []string{"train"} }
 
+var _ GraphData = graphDataset{}
+
+// GraphSet returns the training graphs (GraphData).
+func (d graphDataset) GraphSet() *data.GraphSet { return d.set }
+
 // DefaultConfig returns the defaults every graph config starts from (the
 // GraphCL setting of the paper's appendix).
 func DefaultConfig() Config {

@@ -56,7 +56,7 @@ func defaultImageConfig() Config {
 	c.Data = DataConfig{Source: "synthetic", Image: ImageDataConfig{
 		Images: 2000, TestImages: 500, Classes: 10, Size: 32, Noise: 0.05, Seed: 1,
 	}}
-	c.Model = ModelConfig{Kind: "resnet", Arch: "resnet14", ProjDim: 128}
+	c.Model = ModelConfig{Kind: "resnet", ProjDim: 128, ResNetModel: ResNetModel{Arch: "resnet14"}}
 	c.Augment = AugmentConfig{Mode: "random_choice", Image: "simclr"}
 	c.Loss = loss.Default("image")
 	c.Optim = defaultOptim()
@@ -145,6 +145,11 @@ func (d *imageDataset) Splits() []string {
 	}
 	return []string{"train", "test"}
 }
+
+var (
+	_ TestLabeler   = (*imageDataset)(nil)
+	_ ProbeSplitter = (*imageDataset)(nil)
+)
 
 // TestLabels are the labels of the test split.
 func (d *imageDataset) TestLabels() []int { return d.test.Labels }

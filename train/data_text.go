@@ -449,7 +449,7 @@ func defaultTextConfig() Config {
 		Corpus: []string{"text/gutenberg_sentences.txt", "text/wiki_sentences.txt"}, STSDir: "sts", SentEvalDir: "senteval",
 		MinCount: 5, MaxVocab: 20000, Window: 5, Dim: 300, VectorsCache: filepath.Join("runs", "cache"),
 	}}
-	c.Model = ModelConfig{Kind: "mlp", Hidden: 512, Dropout: 0.1, TrainEmbeddings: true}
+	c.Model = ModelConfig{Kind: "mlp", Hidden: 512, TextModel: TextModel{Dropout: 0.1, TrainEmbeddings: true}}
 	c.Augment = AugmentConfig{Mode: "random_choice"}
 	c.Loss = loss.Default("text")
 	c.Train = TrainConfig{Epochs: 1, BatchSize: 64, LR: 1e-3, LogEvery: 10, Checkpoint: true}

@@ -24,5 +24,9 @@
 // A method, a modality or an evaluation protocol is added by a file with a
 // type implementing Method, Dataset or Protocol and one RegisterMethod,
 // RegisterData or RegisterProtocol call; the loop needs no edit (see
-// docs/extending.md, "How it fits together").
+// docs/extending.md, "How it fits together"). A method's own model keys are
+// a struct in its file inlined in ModelConfig (ResNetModel, MomentumModel,
+// TextModel, MVGRLModel). A method may be written outside this package: a
+// graph method reads its data through GraphData (momentum_method_test.go,
+// package train_test, is one).
 package train

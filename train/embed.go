@@ -227,11 +227,11 @@ func splitLabels(ds Dataset, split string) []int {
 	case "train":
 		return ds.Labels()
 	case "test":
-		if tl, ok := ds.(interface{ TestLabels() []int }); ok {
+		if tl, ok := ds.(TestLabeler); ok {
 			return tl.TestLabels()
 		}
 	case "labeled":
-		if ps, ok := ds.(interface{ ProbeSplit() (string, []int) }); ok {
+		if ps, ok := ds.(ProbeSplitter); ok {
 			_, labels := ps.ProbeSplit()
 			return labels
 		}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
 // Evaluate scores the trained runs of the run directory dir again, without
@@ -153,7 +155,7 @@ func evaluateRun(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, dir s
 	r.mem.observe()
 	rr.MaxRSS, rr.HeapPeak = processMaxRSS(), r.mem.Peak()
 	rr.samplerMK(r)
-	if cv, ok := r.smp.Sampler().(interface{ Coverage() float64 }); ok {
+	if cv, ok := r.smp.Sampler().(sampler.Coverer); ok {
 		rr.FinalCoverage = cv.Coverage()
 	}
 	var done RunResult

@@ -192,6 +192,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg.Method = cfg.method()
 	if cfg.Sweep != nil {
 		return nil, fmt.Errorf("config %s has a sweep: section: it is one experiment per point; run it with package sweep (go run ./cmd/train -config FILE does)", cfg.Name)
 	}
@@ -482,7 +483,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, index int,
 		MaxRSS: processMaxRSS(), HeapPeak: r.mem.Peak(),
 	}
 	rr.samplerMK(r)
-	if c, ok := r.smp.Sampler().(interface{ Coverage() float64 }); ok {
+	if c, ok := r.smp.Sampler().(sampler.Coverer); ok {
 		rr.FinalCoverage = c.Coverage()
 	}
 	if err := mw.write(map[string]any{"event": "final", "run": sp.ID(), "step": r.step, "metric": sc.Metric, "value": sc.Value, "std": sc.Std, "eval_seconds": evalSec}); err != nil {

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,7 +20,7 @@ import (
 	"github.com/batchsampler-go/batchsampler/internal/testenv"
 )
 
-var updateGolden = flag.Bool("update-golden", false, "rewrite train/testdata/golden/*.json from the code as it stands")
+var updateGolden = flag.Bool("update-golden", false, "rewrite train/testdata/golden/BACKEND/*.json (BACKEND: this machine's GEMM kernel) from the code as it stands")
 
 // goldenShortening turns a shipped config into a run that takes seconds:
 // its first seed, one epoch, every step logged, a capped dataset where the
@@ -117,11 +120,18 @@ var goldenTooSlow = map[string]string{
 
 // TestGoldenShippedConfigs runs a shortened version of every shipped config
 // and compares every step's loss, false-negative ratio and in-batch cosine
-// and every final score with the record in testdata/golden, exactly: a
-// refactor must not change what a config computes. Regenerate the records
-// (only for an intended change, in its own commit) with
+// and every final score with the record in testdata/golden/BACKEND,
+// exactly: a refactor must not change what a config computes. BACKEND is
+// the GEMM kernel of this machine (gemm.Backend(): avx512, avx2 or go),
+// which decides the order of float32 sums, so each has records of its own.
+// Regenerate the records (only for an intended change, in its own commit)
+// with
 //
 //	go test ./train -run TestGoldenShippedConfigs -update-golden
+//
+// and the same under GODEBUG=cpu.avx512f=off (avx2 on an AVX-512 machine)
+// and with -tags purego (go), which record some configs only (see
+// goldenBackends).
 func TestGoldenShippedConfigs(t *testing.T) {
 	for _, f := range shippedConfigs(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
@@ -131,6 +141,9 @@ func TestGoldenShippedConfigs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if why, ok := goldenTooSlow[name]; ok {
 				t.Skipf("no golden record: %s", why)
+			}
+			if only := goldenBackends[gemm.Backend()]; only != nil && !slices.Contains(only, name) {
+				t.Skipf("the %s GEMM kernel has records of %s only (goldenBackends)", gemm.Backend(), strings.Join(only, ", "))
 			}
 			full, err := LoadConfig(f, nil)
 			if err != nil {
@@ -154,13 +167,16 @@ func TestGoldenShippedConfigs(t *testing.T) {
 					}
 				}
 			}
-			gpath := filepath.Join("testdata", "golden", name+".json")
+			gpath := goldenPath(name)
 			var want goldenFile
 			if msg := missingData(&cfg); msg != "" {
 				t.Skip(msg) // before the record: a config on data this machine lacks has none
 			}
 			if !*updateGolden {
 				b, err := os.ReadFile(gpath)
+				if _, known := goldenBackends[gemm.Backend()]; errors.Is(err, fs.ErrNotExist) && !known {
+					t.Skipf("no golden records for the %s GEMM kernel (recorded: %s)", gemm.Backend(), strings.Join(slices.Sorted(maps.Keys(goldenBackends)), ", "))
+				}
 				if err != nil {
 					t.Fatalf("no golden record (%v); create it with -update-golden", err)
 				}
@@ -168,7 +184,7 @@ func TestGoldenShippedConfigs(t *testing.T) {
 					t.Fatalf("%s: %v", gpath, err)
 				}
 				if want.Backend != gemm.Backend() {
-					t.Skipf("golden record made with the %s GEMM kernel; this machine uses %s (float32 sums differ)", want.Backend, gemm.Backend())
+					t.Fatalf("%s was made with the %s GEMM kernel, and this machine uses %s (float32 sums differ): the record is misfiled", gpath, want.Backend, gemm.Backend())
 				}
 			}
 			dir := t.TempDir()
@@ -193,6 +209,83 @@ func TestGoldenShippedConfigs(t *testing.T) {
 			compareGolden(t, want, got)
 		})
 	}
+}
+
+// goldenBackends are the GEMM kernels (gemm.Backend()) with golden records,
+// each with the configs it has records of (nil: every shipped config): a
+// machine with another kernel skips the test (arm64's kernel is "go", and
+// has the records of -tags purego).
+var goldenBackends = map[string][]string{"avx512": nil, "avx2": goldenAVX2, "go": goldenGo}
+
+// goldenCore are the configs to record on every GEMM kernel, in the order
+// the test runs them: one per method (GraphCL on one graph and, published,
+// on two with cached views; MoCo v3; MVGRL; SimCLR; SimCSE), on the
+// smallest data of each. goldenAVX2 and
+// goldenGo are those recorded so far (recorded from main's code at
+// f844de0 under GODEBUG=cpu.avx512f=off and -tags purego); record the
+// others with
+//
+//	GODEBUG=cpu.avx512f=off go test ./train -run 'TestGoldenShippedConfigs/^NAME$' -update-golden
+//	go test -tags purego ./train -run 'TestGoldenShippedConfigs/^NAME$' -update-golden
+//
+// and add them to the lists. make golden-kernels (CI) checks the two
+// GraphCL ones on both kernels; make golden-kernels-all checks them all.
+var (
+	goldenCore = []string{"graphcl-mutag", "graphcl-published-mutag", "mocov3-cifar10-subset", "mvgrl-mutag", "simclr-cifar10-subset", "simcse-stsb"}
+	goldenAVX2 = goldenCore
+	goldenGo   = goldenCore[:2]
+)
+
+// TestGoldenRecordFiles checks the record files of every kernel, on any
+// machine: each is in the folder of the kernel that made it, each names a
+// shipped config, and a kernel with records of some configs only has all
+// of them (a record left out, or one of another config, fails).
+func TestGoldenRecordFiles(t *testing.T) {
+	shipped := map[string]bool{}
+	for _, f := range shippedConfigs(t) {
+		shipped[strings.TrimSuffix(filepath.Base(f), ".yaml")] = true
+	}
+	shipped["cmd-train-default"] = true
+	for backend, only := range goldenBackends {
+		files, err := filepath.Glob(filepath.Join("testdata", "golden", backend, "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range files {
+			name := strings.TrimSuffix(filepath.Base(f), ".json")
+			names = append(names, name)
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g goldenFile
+			if err := json.Unmarshal(b, &g); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if g.Backend != backend {
+				t.Errorf("%s was made with the %s GEMM kernel: it belongs in testdata/golden/%s", f, g.Backend, g.Backend)
+			}
+			if !shipped[name] {
+				t.Errorf("%s: no shipped config %s", f, name)
+			}
+			if len(g.Runs) == 0 || len(g.Runs[0].Losses) == 0 {
+				t.Errorf("%s records no step", f)
+			}
+		}
+		if only != nil && !slices.Equal(names, slices.Sorted(slices.Values(only))) {
+			t.Errorf("testdata/golden/%s holds %v, want the records of %v", backend, names, slices.Sorted(slices.Values(only)))
+		}
+		if len(names) == 0 {
+			t.Errorf("testdata/golden/%s holds no record", backend)
+		}
+	}
+}
+
+// goldenPath is the golden record of the shipped config name on this
+// machine's GEMM kernel.
+func goldenPath(name string) string {
+	return filepath.Join("testdata", "golden", gemm.Backend(), name+".json")
 }
 
 // missingData returns a skip message when the config reads files that are

@@ -1,10 +1,8 @@
 package train
 
 import (
-	"cmp"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 
 	G "gorgonia.org/gorgonia"
 
@@ -145,11 +143,6 @@ func (g *graphCL) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 // on one graph.
 var viewsAtOnce = true
 
-// machineMu is held while a tape machine of stepAcross is made: Gorgonia's
-// NewTapeMachine sets the engine of every node's value, and both views'
-// graphs hold the model's parameter tensors.
-var machineMu sync.Mutex
-
 // stepAcross is Step with each view on its own expression graph and tape
 // machine, the two running at once (view 1 on the calling goroutine, view
 // 2 on another) and meeting at the loss (loss.Across). On one graph the
@@ -181,13 +174,8 @@ func (g *graphCL) stepAcross(views [2]*model.GraphBatch) (StepResult, error) {
 			}
 		}
 	}()
-	run := func(v int) (err error) {
+	run := func(v int) error {
 		s := &sides[v]
-		defer func() {
-			if err != nil {
-				across.Abort(err) // the other view may be waiting at the loss
-			}
-		}()
 		eg, release, err := newStepGraph(&g.arenas[v])
 		if err != nil {
 			return err
@@ -207,20 +195,15 @@ func (g *graphCL) stepAcross(views [2]*model.GraphBatch) (StepResult, error) {
 		if _, err := G.Grad(s.l, s.bound.Learnables()...); err != nil {
 			return fmt.Errorf("gradient of view %d: %w", v+1, err)
 		}
-		machineMu.Lock() // see machineMu
-		s.vm = G.NewTapeMachine(eg)
-		machineMu.Unlock()
+		s.vm = newViewMachine(eg)
 		if err := s.vm.RunAll(); err != nil {
 			return fmt.Errorf("run step, view %d: %w", v+1, err)
 		}
 		return nil
 	}
-	done := make(chan error, 1)
-	go func() { done <- run(1) }()
-	err0 := run(0)
-	err1 := <-done
-	// The error of the view that failed first, not the other's report of it.
-	if err := cmp.Or(across.Cause(), err0, err1); err != nil {
+	// The other view may be waiting at the loss: a failure aborts it, and
+	// the error is that of the view that failed first.
+	if err := bothViews(run, across.Abort); err != nil {
 		return StepResult{}, err
 	}
 	gs, err := sides[0].bound.Grads()
@@ -231,99 +214,13 @@ func (g *graphCL) stepAcross(views [2]*model.GraphBatch) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
-	for i, a := range gs {
-		switch {
-		case a == nil:
-			gs[i] = gs2[i]
-		case gs2[i] != nil:
-			for k, b := range gs2[i] {
-				a[k] += b
-			}
-		}
-	}
+	gs = sumGrads(gs, gs, gs2)
 	for _, s := range sides {
 		if err := s.bound.CommitStats(); err != nil {
 			return StepResult{}, err
 		}
 	}
 	return viewsResult(sides[0].l, [2]*G.Node{sides[0].proj, sides[1].proj}, gs)
-}
-
-// viewsResult is the StepResult of a two-view step after its machines ran:
-// the loss node's value, the gradients gs and copies of both views'
-// projections.
-func viewsResult(l *G.Node, proj [2]*G.Node, gs [][]float32) (StepResult, error) {
-	lv, err := scalarOf(l.Value())
-	if err != nil {
-		return StepResult{}, err
-	}
-	p := proj[0].Value().Data().([]float32)
-	p2 := proj[1].Value().Data().([]float32)
-	return StepResult{Loss: lv, Grads: gs, Proj: append([]float32(nil), p...), ProjDim: proj[0].Shape()[1], Proj2: append([]float32(nil), p2...)}, nil
-}
-
-// contrastiveStep adds the loss of the two views' projections to eg, runs
-// the forward and backward pass, and returns the loss, the gradients that
-// grads reads after the run, and both views' projections.
-func contrastiveStep(eg *G.ExprGraph, lc loss.Config, proj [2]*G.Node, learnables G.Nodes, grads func() ([][]float32, error)) (StepResult, error) {
-	l, err := loss.Build(lc, proj[0], proj[1])
-	if err != nil {
-		return StepResult{}, fmt.Errorf("loss: %w", err)
-	}
-	if _, err := G.Grad(l, learnables...); err != nil {
-		return StepResult{}, fmt.Errorf("gradient: %w", err)
-	}
-	vm := G.NewTapeMachine(eg)
-	defer gop.CloseMachine(vm)
-	if err := vm.RunAll(); err != nil {
-		return StepResult{}, fmt.Errorf("run step: %w", err)
-	}
-	gs, err := grads()
-	if err != nil {
-		return StepResult{}, err
-	}
-	return viewsResult(l, proj, gs)
-}
-
-// stepArenas is false only in tests that compare steps with and without
-// arenas.
-var stepArenas = true
-
-// newStepGraph returns a new expression graph for one training step whose
-// ops take their float32 outputs from *arena (created on first use), and
-// the function that takes them back once the step's results are copied
-// out: the next step reuses that memory instead of allocating its own (see
-// ops.Arena).
-func newStepGraph(arena **ops.Arena) (*G.ExprGraph, func(), error) {
-	if !stepArenas {
-		return G.NewGraph(), func() {}, nil
-	}
-	if *arena == nil {
-		*arena = ops.NewArena()
-	}
-	eg := G.NewGraph()
-	if err := (*arena).Attach(eg); err != nil {
-		return nil, nil, fmt.Errorf("step graph: %w", err)
-	}
-	return eg, (*arena).Release, nil
-}
-
-func scalarOf(v G.Value) (float64, error) {
-	switch x := v.Data().(type) {
-	case float32:
-		return float64(x), nil
-	case float64:
-		return x, nil
-	case []float32:
-		if len(x) == 1 {
-			return float64(x[0]), nil
-		}
-	case []float64:
-		if len(x) == 1 {
-			return x[0], nil
-		}
-	}
-	return 0, fmt.Errorf("loss is not a scalar: %v", v)
 }
 
 func (g *graphCL) Embed(split, which string) (sampler.Embeddings, error) {

@@ -18,23 +18,23 @@ import (
 //	after every step:   sampler-observe, method, select, metrics, observer
 //	at an epoch's end:  epoch-metrics, evaluate, checkpoint
 func (r *run) addHooks(sel *selectHook) {
-	r.add("lr-schedule", BeforeStep, hookLRSchedule)
-	r.add("sampler", BeforeStep, hookSamplerRefresh)
-	r.add("sampler-observe", AfterStep, hookSamplerObserve)
+	r.add("lr-schedule", beforeStep, hookLRSchedule)
+	r.add("sampler", beforeStep, hookSamplerRefresh)
+	r.add("sampler-observe", afterStep, hookSamplerObserve)
 	if _, ok := r.method.(AfterStepper); ok {
-		r.add("method", AfterStep, hookMethodAfterStep)
+		r.add("method", afterStep, hookMethodAfterStep)
 	}
 	if sel != nil {
-		r.add("select", AfterStep, sel.afterStep)
+		r.add("select", afterStep, sel.afterStep)
 	}
-	r.add("metrics", AfterStep, hookMetrics)
-	r.add("observer", AfterStep, hookObserver)
-	r.add("epoch-metrics", EpochEnd, hookEpochMetrics)
+	r.add("metrics", afterStep, hookMetrics)
+	r.add("observer", afterStep, hookObserver)
+	r.add("epoch-metrics", epochEnd, hookEpochMetrics)
 	if r.cfg.Train.EvalEvery > 0 {
-		r.add("evaluate", EpochEnd, hookEvaluate)
+		r.add("evaluate", epochEnd, hookEvaluate)
 	}
 	if r.cfg.Train.Checkpoint {
-		r.add("checkpoint", EpochEnd, func(r *run) error {
+		r.add("checkpoint", epochEnd, func(r *run) error {
 			r.trainSeconds = r.elapsed()
 			return r.checkpointNow()
 		})
@@ -112,7 +112,7 @@ func hookMetrics(r *run) error {
 		"fn_ratio": fn, "batch_cos": sampler.MeanCosine(seq(len(r.idx)), sampler.Embeddings{N: len(r.idx), D: r.res.ProjDim, Data: r.res.Proj}),
 		"lr": r.opt.LR(),
 	}
-	if a, ok := r.smp.Sampler().(interface{ Alpha() float64 }); ok {
+	if a, ok := r.smp.Sampler().(sampler.Restarter); ok {
 		rec["alpha"] = a.Alpha()
 	}
 	if r.res.Nodes > 0 {
@@ -150,7 +150,7 @@ func hookEpochMetrics(r *run) error {
 		rec["fn_ratio_mean"] = fn
 	}
 	r.fnSum, r.fnCount = 0, 0
-	if c, ok := r.smp.Sampler().(interface{ Coverage() float64 }); ok {
+	if c, ok := r.smp.Sampler().(sampler.Coverer); ok {
 		rec["coverage"] = c.Coverage()
 	}
 	if err := r.metrics.write(rec); err != nil {

@@ -64,25 +64,25 @@ func subSeed(seed uint64, purpose string) uint64 {
 	return h.Sum64()
 }
 
-// When is the point of the loop at which a hook runs.
-type When int
+// hookPoint is the point of the loop at which a hook runs.
+type hookPoint int
 
 const (
-	// BeforeStep hooks run before the sampler draws the batch of step
+	// beforeStep hooks run before the sampler draws the batch of step
 	// r.step (0-based).
-	BeforeStep When = iota
-	// AfterStep hooks run after the optimizer's update; r.step is then the
+	beforeStep hookPoint = iota
+	// afterStep hooks run after the optimizer's update; r.step is then the
 	// number of finished steps and r.idx, r.res describe the step.
-	AfterStep
-	// EpochEnd hooks run after the last step of an epoch.
-	EpochEnd
+	afterStep
+	// epochEnd hooks run after the last step of an epoch.
+	epochEnd
 )
 
 // hook is one named piece of work of the loop. Hooks run in the order they
 // were added; an error names the run, the step and the hook.
 type hook struct {
 	name string
-	when When
+	when hookPoint
 	fn   func(r *run) error
 }
 
@@ -117,8 +117,8 @@ type run struct {
 	// ckptStep is the step of the last checkpoint written or restored (-1:
 	// none).
 	ckptStep int
-	// pendingHook names the EpochEnd hook that an interruption stopped at
-	// step (it and the EpochEnd hooks after it run first on resume); "" when
+	// pendingHook names the epochEnd hook that an interruption stopped at
+	// step (it and the epochEnd hooks after it run first on resume); "" when
 	// none.
 	pendingHook string
 
@@ -137,16 +137,16 @@ type run struct {
 }
 
 // add appends a hook.
-func (r *run) add(name string, when When, fn func(r *run) error) {
+func (r *run) add(name string, when hookPoint, fn func(r *run) error) {
 	r.hooks = append(r.hooks, hook{name: name, when: when, fn: fn})
 }
 
-func (r *run) runHooks(when When) error { return r.runHooksFrom(when, "") }
+func (r *run) runHooks(when hookPoint) error { return r.runHooksFrom(when, "") }
 
 // runHooksFrom runs the hooks of when, starting at the one named from (all
 // when from is ""). A hook stopped by an interruption (errEvalInterrupted)
 // is recorded as r.pendingHook, to run again on resume.
-func (r *run) runHooksFrom(when When, from string) error {
+func (r *run) runHooksFrom(when hookPoint, from string) error {
 	started := from == ""
 	for _, h := range r.hooks {
 		if h.when != when {
@@ -200,10 +200,10 @@ func (r *run) train(ctx context.Context) error {
 		}
 	}
 	if from := r.pendingHook; from != "" {
-		// The checkpoint was written by an interruption inside an EpochEnd
+		// The checkpoint was written by an interruption inside an epochEnd
 		// hook: finish that epoch's end as the uninterrupted run did.
 		r.pendingHook = ""
-		if err := r.runHooksFrom(EpochEnd, from); err != nil {
+		if err := r.runHooksFrom(epochEnd, from); err != nil {
 			if errors.Is(err, errEvalInterrupted) {
 				return r.interrupted()
 			}
@@ -214,7 +214,7 @@ func (r *run) train(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return r.interrupted()
 		}
-		if err := r.runHooks(BeforeStep); err != nil {
+		if err := r.runHooks(beforeStep); err != nil {
 			return err
 		}
 		r.idx = r.smp.Next()
@@ -235,11 +235,11 @@ func (r *run) train(ctx context.Context) error {
 		}
 		r.step++
 		r.mem.observe()
-		if err := r.runHooks(AfterStep); err != nil {
+		if err := r.runHooks(afterStep); err != nil {
 			return err
 		}
 		if r.step%r.bpe == 0 {
-			if err := r.runHooks(EpochEnd); err != nil {
+			if err := r.runHooks(epochEnd); err != nil {
 				if errors.Is(err, errEvalInterrupted) {
 					return r.interrupted()
 				}

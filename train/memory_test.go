@@ -156,7 +156,7 @@ func TestStepAllocationsDoNotGrow(t *testing.T) {
 				runtime.ReadMemStats(&ms)
 				return ms.HeapAlloc
 			}
-			r.add("probe", AfterStep, func(r *run) error {
+			r.add("probe", afterStep, func(r *run) error {
 				if r.step == first || r.step == last {
 					runtime.GC()
 					if r.step == last {

@@ -13,7 +13,7 @@ import (
 // A run pairs three things a config chooses independently:
 //
 //   - the data (`modality` + `data:`): a Dataset with named splits, loaded
-//     once per experiment by the modality's DataSpec (data_graph.go,
+//     once per experiment by the modality's DataSpec (dataset.go; data_graph.go,
 //     data_image.go, data_text.go);
 //   - the method (`method:`): which networks exist, how two views of a batch
 //     are encoded and scored, and its per-step work (graphcl.go, mvgrl.go,
@@ -58,10 +58,10 @@ type AfterStepper interface {
 	AfterStep(step, total int) ([]map[string]any, error)
 }
 
-// Stateful is an optional interface of a Method (and of a Hook) whose state
-// beyond its Params must survive a checkpoint (an optimizer of its own, a
-// best-so-far copy). The checkpoint stores the bytes under the method's or
-// hook's name.
+// Stateful is an optional interface of a Method (and of the loop's own
+// hooks, such as model selection) whose state beyond its Params must
+// survive a checkpoint (an optimizer of its own, a best-so-far copy). The
+// checkpoint stores the bytes under the method's or hook's name.
 type Stateful interface {
 	MarshalBinary() ([]byte, error)
 	UnmarshalBinary([]byte) error
@@ -92,35 +92,6 @@ type StepResult struct {
 	Nodes int
 }
 
-// Dataset is a loaded dataset shared by all runs of an experiment. The
-// sampler draws from its "train" split.
-type Dataset interface {
-	Name() string
-	// NumInstances is N, the size of the training split.
-	NumInstances() int
-	// Labels are the class labels of the training split (nil without
-	// labels), used for evaluation and for diagnostics (false-negative
-	// ratio), never for training.
-	Labels() []int
-	NumClasses() int
-	// Splits names the splits a method can embed, "train" first.
-	Splits() []string
-}
-
-// DataSpec loads the datasets of one modality.
-type DataSpec struct {
-	// Keys are the keys of the data section this modality reads; a config
-	// that sets any other is refused, and the written config.yaml leaves
-	// the others out.
-	Keys []string
-	// Validate checks the data section (and the keys the modality reads).
-	Validate func(cfg *Config) []string
-	// Load reads or generates the dataset described by cfg.Data.
-	Load func(cfg *Config) (Dataset, error)
-	// Defaults returns the config a file of this modality starts from.
-	Defaults func() Config
-}
-
 // MethodSpec makes a method for one run.
 type MethodSpec struct {
 	// ModelKeys and AugmentKeys are the keys of the model and augment
@@ -146,19 +117,8 @@ type MethodSpec struct {
 	LossKinds []string
 }
 
-var (
-	dataSpecs   = map[string]DataSpec{}
-	methodSpecs = map[string]MethodSpec{}
-	// defaultMethod is the method of a modality when the config names none.
-	defaultMethod = map[string]string{}
-)
-
-// RegisterData makes a modality available under `modality: name`; method
-// is the method a config of this modality uses when it names none.
-func RegisterData(name string, s DataSpec, method string) {
-	dataSpecs[name] = s
-	defaultMethod[name] = method
-}
+// methodSpecs are the registered methods by name.
+var methodSpecs = map[string]MethodSpec{}
 
 // RegisterMethod makes a method available under `method: name`. Adding a
 // method is a file with a Method implementation and one RegisterMethod call
@@ -177,12 +137,13 @@ func keys[V any](m map[string]V) []string {
 // methodFor returns the method spec of cfg, checking that it trains on the
 // config's modality.
 func methodFor(cfg *Config) (MethodSpec, error) {
-	ms, ok := methodSpecs[cfg.Method]
+	name := cfg.method()
+	ms, ok := methodSpecs[name]
 	if !ok {
-		return MethodSpec{}, fmt.Errorf("method: %q is not allowed; allowed values: %s", cfg.Method, strings.Join(keys(methodSpecs), ", "))
+		return MethodSpec{}, fmt.Errorf("method: %q is not allowed; allowed values: %s", name, strings.Join(keys(methodSpecs), ", "))
 	}
 	if !slices.Contains(ms.Modalities, cfg.Modality) {
-		return MethodSpec{}, fmt.Errorf("method: %s trains on %s data, not on modality %s", cfg.Method, strings.Join(ms.Modalities, ", "), cfg.Modality)
+		return MethodSpec{}, fmt.Errorf("method: %s trains on %s data, not on modality %s", name, strings.Join(ms.Modalities, ", "), cfg.Modality)
 	}
 	return ms, nil
 }

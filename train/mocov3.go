@@ -1,12 +1,9 @@
 package train
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -19,6 +16,21 @@ import (
 	"github.com/batchsampler-go/batchsampler/optim"
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
+
+// MomentumModel holds the model keys of method mocov3 (config key model;
+// inlined in ModelConfig).
+type MomentumModel struct {
+	// PredHidden is the predictor's hidden width (mocov3).
+	PredHidden int `yaml:"pred_hidden"`
+	// Momentum is the momentum encoder's EMA momentum at the first step
+	// (mocov3; it rises to 1 on a cosine over training).
+	Momentum float64 `yaml:"momentum"`
+	// Projection says which output of a method with a momentum encoder is
+	// its "projection", the embedding the sampler's graph reads (sampler
+	// embedding projection or cached): "query" (the online branch after
+	// the predictor, default) or "key" (the momentum encoder's).
+	Projection string `yaml:"projection"`
+}
 
 // MoCo v3 (Chen, Xie and He, 2021; the ResNet variant of
 // facebookresearch/moco-v3, with solo-learn's CIFAR recipe scaled to this
@@ -83,7 +95,7 @@ func validateMoCoV3(c *Config) []string {
 		errs = append(errs, fmt.Sprintf("model.momentum: the momentum encoder's EMA momentum at the first step must be in [0, 1), got %v", c.Model.Momentum))
 	}
 	add(oneOf("model.projection", c.Model.Projection, "query", "key"))
-	add(oneOf("augment.image", c.Augment.Image, "mocov3", "simclr", "crop_flip", "none"))
+	add(oneOf("augment.image", c.Augment.Image, imageViewNames(false)...))
 	if c.Loss.Form == loss.FormSimCLR {
 		errs = append(errs, fmt.Sprintf("loss.form: method mocov3 contrasts queries with the other view's keys: use %q (MoCo v3's cross-entropy) or %q (positive left out of the denominator), not %q", loss.FormSimCSE, loss.FormGraphCL, c.Loss.Form))
 	}
@@ -165,39 +177,11 @@ func newMoCoV3(cfg *Config, ds Dataset, seed uint64) (Method, error) {
 			m.online, m.momentum = append(m.online, onl[i]), append(m.momentum, p)
 		}
 	}
-	if m.aug, err = mocoViews(cfg.Augment.Image, d); err != nil {
+	if m.aug, err = imageViews(cfg.Augment.Image, d); err != nil {
 		return nil, err
 	}
 	ops.SetOutputReuse(true) // see newSimCLR
 	return m, nil
-}
-
-// mocoViews returns the two view pipelines of augment.image, normalised by
-// the training set's statistics.
-func mocoViews(kind string, d *imageDataset) ([2]augment.ImageAugmenter, error) {
-	var views [2]augment.ImageCompose
-	switch kind {
-	case "mocov3":
-		views = augment.MoCoV3CIFAR()
-	case "simclr":
-		views = [2]augment.ImageCompose{augment.SimCLRCIFAR(), augment.SimCLRCIFAR()}
-	case "crop_flip":
-		for v := range views {
-			views[v] = augment.ImageCompose{Augs: []augment.ImageAugmenter{
-				augment.RandomResizedCrop{Scale: [2]float64{0.08, 1}, Ratio: [2]float64{3.0 / 4, 4.0 / 3}},
-				augment.HorizontalFlip{P: 0.5},
-			}}
-		}
-	}
-	var out [2]augment.ImageAugmenter
-	for v := range views {
-		views[v].Augs = append(views[v].Augs, augment.Normalize{Mean: d.mean, Std: d.std})
-		if err := augment.ValidateImageAugmenter(views[v], d.train.C, d.train.H, d.train.W); err != nil {
-			return out, fmt.Errorf("augment: view %d: %w", v+1, err)
-		}
-		out[v] = views[v]
-	}
-	return out, nil
 }
 
 func (m *mocoV3) Params() []*model.Param { return m.params }
@@ -280,41 +264,18 @@ func (m *mocoV3) graphFor(b int) (*mocoGraph, error) {
 	return mg, nil
 }
 
-// runBoth runs two views' machines at the same time; the errors name the
-// view. abort, when not nil, is called with the first error as soon as a
-// machine fails (to wake the other if it waits on an ops.Exchange).
-func runBoth(vms [2]G.VM, abort func(error)) error {
-	var errs [2]error
-	var wg sync.WaitGroup
-	for v := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := vms[v].RunAll(); err != nil {
-				errs[v] = fmt.Errorf("view %d: %w", v+1, err)
-				if abort != nil {
-					abort(errs[v])
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs[0], errs[1])
-}
-
 func (m *mocoV3) Step(idx []int, rng *rand.Rand) (StepResult, error) {
-	if len(idx) < 2 {
-		return StepResult{}, fmt.Errorf("mocov3 step: batch of %d images; BatchNorm needs at least 2", len(idx))
+	if err := checkImageBatch(idx); err != nil {
+		return StepResult{}, err
 	}
 	mg, err := m.graphFor(len(idx))
 	if err != nil {
 		return StepResult{}, err
 	}
-	tr := m.ds.train
+	if err := m.ds.gatherViews(m.aug, [2][]float32{mg.ox[0].Float32s(), mg.ox[1].Float32s()}, idx, rng); err != nil {
+		return StepResult{}, err
+	}
 	for v := range 2 {
-		if err := augment.AugmentGather(m.aug[v], mg.ox[v].Float32s(), tr.Pixels, idx, tr.C, tr.H, tr.W, rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
-			return StepResult{}, fmt.Errorf("augment view %d: %w", v+1, err)
-		}
 		copy(mg.kx[v].Float32s(), mg.ox[v].Float32s())
 	}
 	// Keys first (moco-v3 computes them under no_grad in the same step).

@@ -17,6 +17,27 @@ import (
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
+// MVGRLModel holds the model keys of method mvgrl (config key model;
+// inlined in ModelConfig).
+type MVGRLModel struct {
+	// Diffusion is the second view of method mvgrl.
+	Diffusion DiffusionConfig `yaml:"diffusion"`
+}
+
+// DiffusionConfig is method mvgrl's diffusion view: the personalised
+// PageRank S = α(I − (1−α)D^-½(A+I)D^-½)^-1 of every graph, computed once
+// per dataset (data.PPRDiffusion) and kept sparse.
+type DiffusionConfig struct {
+	// Alpha is the teleport probability α in (0, 1) (MVGRL: 0.2).
+	Alpha float64 `yaml:"alpha"`
+	// Eps drops the entries of S below it (0 keeps every entry, MVGRL's
+	// dense S).
+	Eps float64 `yaml:"eps"`
+	// TopK keeps at most the TopK largest entries of every row of S (0: no
+	// cap; a bound on the cost for datasets of large graphs).
+	TopK int `yaml:"top_k"`
+}
+
 // MVGRL (Hassani & Khasahmadi 2020, graph level; kavehhassani/mvgrl,
 // graph/train.py) at CPU scale:
 //
@@ -64,7 +85,7 @@ func init() {
 // comment at the top of the file).
 func mvgrlDefaults(c *Config) {
 	c.Method = "mvgrl"
-	c.Model = ModelConfig{Kind: "gcn", Hidden: 128, Layers: 4, Diffusion: DiffusionConfig{Alpha: data.DefaultPPRAlpha, Eps: data.DefaultDiffusionEps}}
+	c.Model = ModelConfig{Kind: "gcn", Hidden: 128, Layers: 4, MVGRLModel: MVGRLModel{Diffusion: DiffusionConfig{Alpha: data.DefaultPPRAlpha, Eps: data.DefaultDiffusionEps}}}
 	c.Augment = AugmentConfig{Mode: "random_choice"}
 	c.Loss.Kind = loss.KindJSD
 	c.Train.LR = 1e-3

@@ -43,8 +43,20 @@ func (d fakeDataset) NumClasses() int { return 1 }
 func (d fakeDataset) Splits() []string { return []string{"train"} }
 
 // registerFake registers a fake modality (40 instances), its method
-// (a NaN loss at step nanAt, no labels when unlabelled) and protocol.
-func registerFake(name string, nanAt int, unlabelled bool) {
+// (a NaN loss at step nanAt, no labels when unlabelled) and protocol, for
+// the duration of test t.
+func registerFake(t *testing.T, name string, nanAt int, unlabelled bool) {
+	oldProtocol, hadProtocol := protocolSpecs["fake"]
+	t.Cleanup(func() {
+		delete(dataSpecs, name)
+		delete(defaultMethod, name)
+		delete(methodSpecs, name)
+		if hadProtocol {
+			protocolSpecs["fake"] = oldProtocol
+		} else {
+			delete(protocolSpecs, "fake")
+		}
+	})
 	RegisterData(name, DataSpec{
 		Load: func(*Config) (Dataset, error) { return fakeDataset{n: 40, unlabelled: unlabelled}, nil },
 		Defaults: func() Config {
@@ -82,7 +94,7 @@ func (f *fakeModality) Embed(_, _ string) (sampler.Embeddings, error) {
 }
 
 func TestNaNLossStopsAndKeepsCheckpoint(t *testing.T) {
-	registerFake("fake-nan", 7, false) // 40 instances, B=10: 4 steps per epoch
+	registerFake(t, "fake-nan", 7, false) // 40 instances, B=10: 4 steps per epoch
 	cfg := mustParse(t, "modality: fake-nan\ndata: {source: synthetic}\ntrain: {epochs: 3, batch_size: 10}\n")
 	dir := t.TempDir()
 	_, err := Run(context.Background(), cfg, Options{OutDir: dir})
@@ -105,7 +117,7 @@ func TestNaNLossStopsAndKeepsCheckpoint(t *testing.T) {
 // corpora are): the loop must log no false-negative ratio, and JSON must
 // stay valid.
 func TestUnlabelledModality(t *testing.T) {
-	registerFake("fake-unlabelled", 0, true)
+	registerFake(t, "fake-unlabelled", 0, true)
 	cfg := mustParse(t, "modality: fake-unlabelled\ndata: {source: synthetic}\ntrain: {epochs: 2, batch_size: 10}\n"+
 		"samplers: [{kind: uniform}, {kind: batchsampler, m: 20, k: 5, alpha: 0.5, refresh_every: 3}]\n")
 	dir := t.TempDir()

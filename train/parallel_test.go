@@ -106,7 +106,7 @@ func TestParallelRunsMatchOneAtATime(t *testing.T) {
 // fails, the others stop with a checkpoint and the failure is returned,
 // not the interruption it caused.
 func TestParallelRunFailureStopsTheOthers(t *testing.T) {
-	registerFake("fake-nan-parallel", 7, false) // 40 instances, B=10: 4 steps per epoch
+	registerFake(t, "fake-nan-parallel", 7, false) // 40 instances, B=10: 4 steps per epoch
 	// Every run diverges at its 7th step unless the first to diverge has
 	// cancelled it before: the error returned must be a divergence, not
 	// the interruption it caused.
@@ -240,7 +240,7 @@ func TestProgressEta(t *testing.T) {
 // TestParallelResultsJSONHasEveryRun: results.json of runs made at once
 // lists them in the config's order.
 func TestParallelResultsJSONHasEveryRun(t *testing.T) {
-	registerFake("fake-parallel-order", 0, false)
+	registerFake(t, "fake-parallel-order", 0, false)
 	cfg := mustParse(t, "modality: fake-parallel-order\ndata: {source: synthetic}\ntrain: {epochs: 2, batch_size: 10}\nseeds: [0, 1, 2, 3, 4]\n")
 	dir := t.TempDir()
 	if _, err := Run(context.Background(), cfg, Options{OutDir: dir, Parallel: 4}); err != nil {

@@ -114,6 +114,10 @@ type ProtocolSpec struct {
 	// linear_probe; 0 for a protocol that reads no classes). Run checks it
 	// on the loaded data before training (checkData).
 	MinClasses int
+	// DevSet says that the protocol is a DevScorer: it has a development
+	// set that eval.select_every selects on (a config asking for selection
+	// with another protocol is refused).
+	DevSet bool
 	// New returns the protocol for an experiment.
 	New func(cfg *Config) Protocol
 }

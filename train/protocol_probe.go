@@ -41,13 +41,13 @@ func (p probeProtocol) Evaluate(env EvalEnv) (Score, error) {
 		return Score{}, err
 	}
 	ec, emb, labels := env.Cfg.Eval, env.Train, env.Data.Labels()
-	tl, ok := env.Data.(interface{ TestLabels() []int })
+	tl, ok := env.Data.(TestLabeler)
 	if !ok {
 		return Score{}, fmt.Errorf("eval.kind %s needs test labels; %T has none", p.kind, env.Data)
 	}
 	// With unlabeled pre-training images (STL-10's), the probe and the
 	// kNN monitor are fitted on the labelled training images only.
-	if ps, ok := env.Data.(interface{ ProbeSplit() (string, []int) }); ok {
+	if ps, ok := env.Data.(ProbeSplitter); ok {
 		var split string
 		if split, labels = ps.ProbeSplit(); split != "train" {
 			if emb, err = env.Embed(split, "encoder"); err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	RegisterProtocol("sts", ProtocolSpec{Modalities: []string{"text"}, EvalKeys: []string{"kind", "select_every"},
+	RegisterProtocol("sts", ProtocolSpec{Modalities: []string{"text"}, EvalKeys: []string{"kind", "select_every"}, DevSet: true,
 		New: func(*Config) Protocol { return stsProtocol{} }})
 }
 

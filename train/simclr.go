@@ -3,7 +3,6 @@ package train
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -29,49 +28,10 @@ func validateResNet(c *Config) []string {
 	if c.Model.ProjDim < 0 || c.Model.ProjHidden < 0 {
 		errs = append(errs, fmt.Sprintf("model.proj_dim, model.proj_hidden: must be >= 0, got %d, %d", c.Model.ProjDim, c.Model.ProjHidden))
 	}
-	if err := oneOf("augment.image", c.Augment.Image, "simclr", "crop_flip", "none"); err != nil {
+	if err := oneOf("augment.image", c.Augment.Image, imageViewNames(true)...); err != nil {
 		errs = append(errs, err.Error())
 	}
 	return errs
-}
-
-// validateResNetEncoder checks the keys of the ResNet encoder that the
-// image methods share: model.kind, stem, conv, arch, widths and blocks.
-func validateResNetEncoder(c *Config) []string {
-	var errs problems
-	add := errs.add
-	add(oneOf("model.kind", c.Model.Kind, "resnet"))
-	add(oneOf("model.stem", c.Model.Stem, "", "cifar", "imagenet"))
-	add(oneOf("model.conv", c.Model.Conv, "", "direct", "winograd"))
-	if _, err := model.ResNetPreset(c.Model.Arch); err != nil {
-		errs = append(errs, "model.arch: "+err.Error())
-	}
-	if len(c.Model.Widths) != len(c.Model.Blocks) {
-		errs = append(errs, fmt.Sprintf("model.widths, model.blocks: give both with the same length (got %d and %d)", len(c.Model.Widths), len(c.Model.Blocks)))
-	}
-	for i := range c.Model.Widths {
-		add(positive(fmt.Sprintf("model.widths[%d]", i), c.Model.Widths[i]))
-	}
-	for i := range c.Model.Blocks {
-		add(positive(fmt.Sprintf("model.blocks[%d]", i), c.Model.Blocks[i]))
-	}
-	return errs
-}
-
-// resnetConfig is the ResNet of the model section for images of the given
-// channels: the preset of model.arch, model.widths and blocks when given,
-// and the stem.
-func resnetConfig(cfg *Config, channels int) (model.ResNetConfig, error) {
-	rc, err := model.ResNetPreset(cfg.Model.Arch)
-	if err != nil {
-		return rc, fmt.Errorf("model.arch: %w", err)
-	}
-	if len(cfg.Model.Widths) > 0 {
-		rc.Widths, rc.Blocks = cfg.Model.Widths, cfg.Model.Blocks
-	}
-	rc.InChannels, rc.ImageNetStem = channels, cfg.Model.Stem == "imagenet"
-	rc.Winograd = cfg.Model.Conv == "winograd"
-	return rc, nil
 }
 
 func newSimCLR(cfg *Config, ds Dataset, seed uint64) (Method, error) {
@@ -88,19 +48,9 @@ func newSimCLR(cfg *Config, ds Dataset, seed uint64) (Method, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	var aug augment.ImageCompose
-	switch cfg.Augment.Image {
-	case "simclr":
-		aug = augment.SimCLRCIFAR()
-	case "crop_flip":
-		aug = augment.ImageCompose{Augs: []augment.ImageAugmenter{
-			augment.RandomResizedCrop{Scale: [2]float64{0.08, 1}, Ratio: [2]float64{3.0 / 4, 4.0 / 3}},
-			augment.HorizontalFlip{P: 0.5},
-		}}
-	}
-	aug.Augs = append(aug.Augs, augment.Normalize{Mean: d.mean, Std: d.std})
-	if err := augment.ValidateImageAugmenter(aug, d.train.C, d.train.H, d.train.W); err != nil {
-		return nil, fmt.Errorf("augment: %w", err)
+	aug, err := imageViews(cfg.Augment.Image, d)
+	if err != nil {
+		return nil, err
 	}
 	// The training graph is compiled once and re-run; every value read
 	// after a run is copied (Step, EmbedImages), so the ops may keep their
@@ -116,7 +66,7 @@ type simCLR struct {
 	cfg    *Config
 	ds     *imageDataset
 	net    *model.ResNet
-	aug    augment.ImageAugmenter
+	aug    [2]augment.ImageAugmenter // the two views' pipelines (the same)
 	graphs map[int]*imageGraph
 	grads  [][]float32
 }
@@ -212,18 +162,15 @@ func (ig *imageGraph) run() error {
 }
 
 func (im *simCLR) Step(idx []int, rng *rand.Rand) (StepResult, error) {
-	if len(idx) < 2 {
-		return StepResult{}, fmt.Errorf("image step: batch of %d images; BatchNorm needs at least 2", len(idx))
+	if err := checkImageBatch(idx); err != nil {
+		return StepResult{}, err
 	}
 	ig, err := im.graphFor(len(idx))
 	if err != nil {
 		return StepResult{}, err
 	}
-	tr := im.ds.train
-	for v := range 2 {
-		if err := augment.AugmentGather(im.aug, ig.views[v].x.Float32s(), tr.Pixels, idx, tr.C, tr.H, tr.W, rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
-			return StepResult{}, fmt.Errorf("augment view %d: %w", v+1, err)
-		}
+	if err := im.ds.gatherViews(im.aug, [2][]float32{ig.views[0].x.Float32s(), ig.views[1].x.Float32s()}, idx, rng); err != nil {
+		return StepResult{}, err
 	}
 	defer func() {
 		for v := range 2 {
@@ -248,38 +195,6 @@ func (im *simCLR) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 	p := ig.views[0].proj.Value().Data().([]float32)
 	return StepResult{Loss: lv, Grads: im.grads, Proj: append([]float32(nil), p...), ProjDim: ig.views[0].proj.Shape()[1]}, nil
 }
-
-// sumGrads writes a[k] + b[k] into dst[k] for every parameter k (a copy of
-// the one given when the other is nil) and returns dst, grown as needed.
-func sumGrads(dst, a, b [][]float32) [][]float32 {
-	if len(dst) != len(a) {
-		dst = make([][]float32, len(a))
-	}
-	for k := range a {
-		switch {
-		case a[k] == nil && b[k] == nil:
-			dst[k] = nil
-			continue
-		case a[k] == nil:
-			dst[k] = append(dst[k][:0], b[k]...)
-			continue
-		case b[k] == nil:
-			dst[k] = append(dst[k][:0], a[k]...)
-			continue
-		}
-		if len(dst[k]) != len(a[k]) {
-			dst[k] = make([]float32, len(a[k]))
-		}
-		d, y := dst[k], b[k][:len(a[k])]
-		for i, x := range a[k] {
-			d[i] = x + y[i]
-		}
-	}
-	return dst
-}
-
-// embedBatch is the batch size of evaluation-mode forward passes.
-const embedBatch = 256
 
 func (im *simCLR) Embed(split, which string) (sampler.Embeddings, error) {
 	n, pixels, err := im.ds.split(split)

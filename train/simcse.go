@@ -12,6 +12,15 @@ import (
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
+// TextModel holds the model keys of method simcse (config key model;
+// inlined in ModelConfig).
+type TextModel struct {
+	// Dropout is the text MLP's dropout probability (the SimCSE views).
+	Dropout float64 `yaml:"dropout"`
+	// TrainEmbeddings fine-tunes the text model's word-vector table.
+	TrainEmbeddings bool `yaml:"train_embeddings"`
+}
+
 func init() {
 	RegisterMethod("simcse", MethodSpec{Modalities: []string{"text"}, Validate: validateTextModel, New: newSimCSE,
 		ModelKeys: []string{"kind", "hidden", "proj_dim", "dropout", "train_embeddings"}, AugmentKeys: []string{"mode"},

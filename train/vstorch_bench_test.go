@@ -230,7 +230,7 @@ func BenchmarkVsTorchSimCLR(b *testing.B) {
 		views := func() {
 			r.draw()
 			for v := range dst {
-				if err := augment.AugmentGather(im.aug, dst[v], tr.Pixels, r.idx, tr.C, tr.H, tr.W, r.rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
+				if err := augment.AugmentGather(im.aug[0], dst[v], tr.Pixels, r.idx, tr.C, tr.H, tr.W, r.rng.Uint64(), runtime.GOMAXPROCS(0)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -546,10 +546,10 @@ func (s *session) info() map[string]any {
 	if s.smp != nil {
 		m["batches_per_epoch"] = s.smp.BatchesPerEpoch()
 		m["epoch"] = s.epochOf(s.next)
-		if c, ok := s.smp.(interface{ Coverage() float64 }); ok {
+		if c, ok := s.smp.(sampler.Coverer); ok {
 			m["coverage"] = c.Coverage()
 		}
-		if a, ok := s.smp.(interface{ Alpha() float64 }); ok {
+		if a, ok := s.smp.(sampler.Restarter); ok {
 			m["alpha"] = a.Alpha()
 		}
 	}

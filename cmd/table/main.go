@@ -63,8 +63,8 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/batchsampler-go/batchsampler/cmd/internal/progress"
 	"github.com/batchsampler-go/batchsampler/internal/gctune"
-	"github.com/batchsampler-go/batchsampler/internal/progress"
 	"github.com/batchsampler-go/batchsampler/sampler"
 	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/batchsampler-go/batchsampler/internal/progress"
+	"github.com/batchsampler-go/batchsampler/cmd/internal/progress"
 	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"
 )

@@ -54,8 +54,8 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/batchsampler-go/batchsampler/cmd/internal/progress"
 	"github.com/batchsampler-go/batchsampler/internal/gctune"
-	"github.com/batchsampler-go/batchsampler/internal/progress"
 	"github.com/batchsampler-go/batchsampler/sweep"
 	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"
