@@ -83,6 +83,7 @@ func Evaluate(ctx context.Context, dir string, sets []string, opt Options) (*Res
 	prov := currentProvenance()
 	res.Provenance = &prov
 	res.Notes = clampNotes(&cfg, ds)
+	res.FNRatioChance = fnRatioChance(ds.Labels())
 	if out := opt.OutDir; out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return nil, err

@@ -319,6 +319,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	res := summarize(&cfg, ds, results)
 	res.Provenance = &prov
 	res.Notes = notes
+	res.FNRatioChance = fnRatioChance(ds.Labels())
 	if err := writeResults(dir, res); err != nil {
 		return nil, err
 	}

@@ -140,7 +140,7 @@ func lossName(c *Config) string {
 }
 
 func summarize(cfg *Config, ds Dataset, runs []RunResult) *Results {
-	res := &Results{Name: cfg.Name, Runs: runs, FNRatioChance: fnRatioChance(ds.Labels())}
+	res := &Results{Name: cfg.Name, Runs: runs}
 	for _, sc := range cfg.SamplerList() {
 		e := ResultEntry{Dataset: ds.Name(), Modality: cfg.Modality, Sampler: sc.DisplayName(), Loss: lossName(cfg)}
 		var trainSum, evalSum, smpSum, fnSum float64
