@@ -96,10 +96,10 @@ table_vision() { # the image table (cmd/table -modality image): every block on t
   go build -buildvcs=true -o "$WORK/table-vision-cmd" ./cmd/table
   local status=0 t="$WORK/table-vision-cmd"
   # cheapest first, the full-size SimCLR block (the question where N >> B) before the rest
-  local step
+  local step datasets methods
   for step in "cifar10 simclr,dcl,hcl" "fashion-mnist simclr" "cifar10 mocov3" "fashion-mnist dcl"; do
-    set -- $step
-    [ $status -ne 0 ] || "$t" -modality image -datasets "$1" -methods "$2" -out "$WORK/table-vision" >/dev/null || status=$?
+    read -r datasets methods <<<"$step"
+    [ $status -ne 0 ] || "$t" -modality image -datasets "$datasets" -methods "$methods" -out "$WORK/table-vision" >/dev/null || status=$?
   done
   "$t" -modality image -datasets cifar10,fashion-mnist -assemble -out "$WORK/table-vision" >/dev/null || true
   mkdir -p results/table-vision

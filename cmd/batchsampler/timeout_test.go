@@ -21,9 +21,8 @@ func TestServerReadTimeout(t *testing.T) {
 	spec := sampler.Spec{Kind: "batchsampler", M: 40, K: 5, Alpha: sampler.AlphaSchedule{Start: 0.2, End: 0.2, Constant: true}}
 	ts := startServer(t, serveOptions{cfg: jobConfig{Spec: spec, B: 20, Seed: 1}, readTimeout: timeout})
 	body := npyBytes(t, mixture(t, 300, 8, 0))
-	addr := strings.TrimPrefix(ts.url, "http://")
-	post := func(t *testing.T, path string) net.Conn {
-		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	post := func(t *testing.T, url, path string) net.Conn {
+		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "http://"), 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +32,7 @@ func TestServerReadTimeout(t *testing.T) {
 	}
 	for _, path := range []string{"POST /v1/refresh", "PUT /v1/state"} {
 		t.Run("stalled "+path, func(t *testing.T) {
-			conn := post(t, path)
+			conn := post(t, ts.url, path)
 			conn.Write(body[:len(body)/2]) // and nothing more
 			start := time.Now()
 			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -57,12 +56,7 @@ func TestServerReadTimeout(t *testing.T) {
 		// twice the timeout, each gap 1.1 s short of it.
 		const steadyTimeout = 1500 * time.Millisecond
 		slow := startServer(t, serveOptions{cfg: jobConfig{Spec: spec, B: 20, Seed: 1}, readTimeout: steadyTimeout})
-		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(slow.url, "http://"), 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		fmt.Fprintf(conn, "POST /v1/refresh HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-npy\r\nContent-Length: %d\r\n\r\n", len(body))
+		conn := post(t, slow.url, "POST /v1/refresh")
 		step := (len(body) + 7) / 8
 		for i := 0; i < len(body); i += step {
 			if _, err := conn.Write(body[i:min(i+step, len(body))]); err != nil {
