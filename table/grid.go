@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -284,8 +285,14 @@ func ReadCells(cells []Cell, dir string) []CellStatus {
 		cdir := filepath.Join(dir, c.Dir)
 		if _, err := sameConfig(c, cdir); err != nil {
 			st.Err = err
+		} else if _, err := os.Stat(cdir); errors.Is(err, fs.ErrNotExist) {
+			st.Err = fmt.Errorf("not started (no directory %s)", cdir)
 		} else if res, err := ReadResults(cdir); err != nil || res.Provenance == nil {
-			st.Err = fmt.Errorf("not finished (%s has no results.json yet)", cdir)
+			note := ""
+			if p := partialNote(&c.Config, cdir); p != "" {
+				note = "; " + p
+			}
+			st.Err = fmt.Errorf("not finished (%s has no results.json yet%s)", cdir, note)
 		} else {
 			st.Results = res
 		}
