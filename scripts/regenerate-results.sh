@@ -77,8 +77,18 @@ table_graphs() { # the whole graph table (cmd/table); resumable, copies what is 
 copy_cells() { # NAME DIR...: the finished run directories among DIR... into results/NAME/ (their path below $WORK/NAME)
   local name=$1 d cell; shift
   for d in "$@"; do
-    [ -f "$d/results.json" ] || continue
     cell=${d#"$WORK/$name/"}; cell=${cell%/}
+    if [ ! -f "$d/results.json" ]; then # unfinished: its finished runs' result.json, as run-results/ID.json (runs/ is not in git)
+      local r n=0
+      for r in "$d"/runs/*/result.json; do
+        [ -f "$r" ] || continue
+        mkdir -p "results/$name/$cell/run-results"
+        cp "$r" "results/$name/$cell/run-results/$(basename "$(dirname "$r")").json"; n=$((n + 1))
+      done
+      [ $n -eq 0 ] || cp "$d"/{config.yaml,provenance.json} "results/$name/$cell/"
+      continue
+    fi
+    rm -rf "results/$name/$cell/run-results"
     mkdir -p "results/$name/$cell"
     cp "$d"/{config.yaml,provenance.json,results.json,results.md} "results/$name/$cell/"
   done
