@@ -525,17 +525,8 @@ func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs
 	// scores all evaluation rows reading them row by row.
 	ng := -gamma
 	var testKT []float64
-	stride := len(test)
-	if len(cs) > 1 && int64(stride)*int64(len(train))*8 <= p.cacheBytes {
-		testKT = make([]float64, stride*len(train))
-		row := make([]float64, len(train))
-		for q, t := range test {
-			src.rowInto(t, train, row)
-			expScaledInto(row, row, ng)
-			for o, v := range row {
-				testKT[o*stride+q] = v
-			}
-		}
+	if len(cs) > 1 && int64(len(test))*int64(len(train))*8 <= p.cacheBytes {
+		testKT = testKernelsT(src, train, test, ng)
 	}
 	acc = make([]float64, len(cs))
 	for ci, c := range cs {
@@ -548,30 +539,11 @@ func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs
 		if !m.converged {
 			notConverged++
 		}
-		correct := 0
+		var correct int
 		if testKT != nil {
-			dec := make([]float64, len(m.rho)*len(test))
-			win := make([]int, len(test))
-			m.decisionsT(testKT, stride, len(test), dec, win)
-			for b, t := range test {
-				if m.labels[win[b]] == y[t] {
-					correct++
-				}
-			}
+			correct = m.correctT(testKT, test, y)
 		} else {
-			svRows := make([]int, len(m.svIdx))
-			for k, o := range m.svIdx {
-				svRows[k] = train[o]
-			}
-			kv := make([]float64, len(svRows))
-			dec := make([]float64, len(m.rho))
-			for _, t := range test {
-				src.rowInto(t, svRows, kv)
-				expScaledInto(kv, kv, ng)
-				if m.labels[m.decision(kv, dec)] == y[t] {
-					correct++
-				}
-			}
+			correct = m.correctOnDemand(src, train, test, y, ng)
 		}
 		// accuracy_score: mean of a boolean array, count/n exactly.
 		acc[ci] = float64(correct) / float64(len(test))
@@ -582,6 +554,59 @@ func fitEvaluate(src sqDist, xf []float64, d int, y []int, train, test []int, cs
 		}
 	}
 	return acc, gamma, notConverged, nil
+}
+
+// testKernelsT returns the kernel values exp(ng·‖x_t − x_o‖²) between the
+// evaluation rows test and the training rows train, training-major: the
+// value of training row o and evaluation row q at o·len(test)+q.
+func testKernelsT(src sqDist, train, test []int, ng float64) []float64 {
+	stride := len(test)
+	testKT := make([]float64, stride*len(train))
+	row := make([]float64, len(train))
+	for q, t := range test {
+		src.rowInto(t, train, row)
+		expScaledInto(row, row, ng)
+		for o, v := range row {
+			testKT[o*stride+q] = v
+		}
+	}
+	return testKT
+}
+
+// correctT counts the evaluation rows test that m classifies as y says,
+// from their kernel values testKT (testKernelsT).
+func (m *svmModel) correctT(testKT []float64, test []int, y []int) int {
+	dec := make([]float64, len(m.rho)*len(test))
+	win := make([]int, len(test))
+	m.decisionsT(testKT, len(test), len(test), dec, win)
+	correct := 0
+	for b, t := range test {
+		if m.labels[win[b]] == y[t] {
+			correct++
+		}
+	}
+	return correct
+}
+
+// correctOnDemand counts the evaluation rows test that m, fitted on the
+// training rows train with γ = −ng, classifies as y says, computing the
+// kernel values of its support vectors row by row.
+func (m *svmModel) correctOnDemand(src sqDist, train, test []int, y []int, ng float64) int {
+	svRows := make([]int, len(m.svIdx))
+	for k, o := range m.svIdx {
+		svRows[k] = train[o]
+	}
+	kv := make([]float64, len(svRows))
+	dec := make([]float64, len(m.rho))
+	correct := 0
+	for _, t := range test {
+		src.rowInto(t, svRows, kv)
+		expScaledInto(kv, kv, ng)
+		if m.labels[m.decision(kv, dec)] == y[t] {
+			correct++
+		}
+	}
+	return correct
 }
 
 // groupByClass returns rows reordered by ascending label, keeping their
