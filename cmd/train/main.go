@@ -336,7 +336,15 @@ func runResume(o *options) error {
 	}
 	dir := o.resume
 	if isSweepDir(dir) {
-		return runSweep(filepath.Join(dir, "sweep.yaml"), nil, dir, sw)
+		path := filepath.Join(dir, "sweep.yaml")
+		if o.printConfig {
+			cfg, err := train.LoadConfig(path, nil)
+			if err != nil {
+				return err
+			}
+			return train.WriteConfig(os.Stdout, &cfg)
+		}
+		return runSweep(path, nil, dir, sw)
 	}
 	cfg, err := train.LoadConfig(filepath.Join(dir, "config.yaml"), nil)
 	if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -111,5 +113,51 @@ func TestModeFlagMessages(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q:\nerror %v\nwant  %s", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestPrintConfigOfASweepDirectory: -resume DIR -print-config on a sweep's
+// directory prints its sweep.yaml and runs nothing (it ran the sweep).
+func TestPrintConfigOfASweepDirectory(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "sweep.yaml"), `name: tiny-sweep
+modality: graph
+data:
+  source: synthetic
+  synthetic: {graphs: 30, classes: 3, min_nodes: 8, max_nodes: 14, node_labels: 2, noise: 0.1, seed: 3}
+model: {kind: gin, hidden: 8, layers: 2}
+samplers:
+  - {kind: uniform}
+  - {kind: batchsampler, m: 10, k: 5, alpha: {start: 0.2, end: 0.05}, refresh_every: 3}
+train: {epochs: 1, batch_size: 16, lr: 0.01}
+eval: {kind: svm, folds: 3, inner_folds: 2, cs: [0.1, 10]}
+seeds: [0]
+sweep:
+  baseline: uniform
+  axes:
+    - key: samplers[1].refresh_every
+      name: t
+      values: [2, 4]
+`)
+	outPath := filepath.Join(t.TempDir(), "out.yaml")
+	f, err := os.Create(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = f
+	err = run([]string{"-resume", dir, "-print-config"})
+	os.Stdout = old
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(outPath)
+	if !strings.Contains(string(b), "name: tiny-sweep") || !strings.Contains(string(b), "refresh_every") {
+		t.Errorf("printed config:\n%s", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("the sweep directory holds %d entries after -print-config, want only sweep.yaml", len(ents))
 	}
 }
