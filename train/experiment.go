@@ -482,58 +482,103 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, index int,
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	if err := os.MkdirAll(rdir, 0o755); err != nil {
-		return nil, err
-	}
-	r, untrained, err := newRun(cfg, ds, sp, rdir, obs)
+	r, untrained, err := openRun(cfg, ds, sp, dir, obs)
 	if err != nil {
 		return nil, err
 	}
+	defer r.metrics.close()
 	r.prog, r.runIndex = prog, index
-	r.mem = newMemTracker()
-	mw, err := openMetrics(filepath.Join(rdir, "metrics.jsonl"), filepath.Join(dir, "metrics.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	defer mw.close()
-	r.metrics = mw
-	if c, err := loadCheckpoint(r.ckptPath()); err == nil {
-		if err := r.restore(c); err != nil {
-			return nil, fmt.Errorf("%s: resume: %w", sp.ID(), err)
-		}
-		obs.logf("%s: resuming at step %d", sp.ID(), r.step)
-	} else if !os.IsNotExist(err) {
-		return nil, err
-	}
 	if err := r.train(ctx); err != nil {
 		return nil, err
 	}
 	// From here on a checkpoint of the finished training exists: an
 	// interrupted evaluation leaves no result, and -resume evaluates again.
-	evalFailed := func(err error) error {
-		if cancelledBy(ctx, err) {
-			obs.logf("%s: interrupted during evaluation; the finished training is saved in %s", sp.ID(), r.ckptPath())
-			return &interruptError{msg: fmt.Sprintf("%s: interrupted during evaluation (training is finished and saved; -resume evaluates again)", sp.ID()), cause: ctx.Err()}
-		}
-		return fmt.Errorf("%s: %w", sp.ID(), r.diverged(err))
-	}
-	obs.logf("%s: evaluating (eval.kind %s)", sp.ID(), cfg.Eval.Kind)
-	t0 := time.Now()
-	sc, err := r.finalScore(untrained)
+	sc, evalSec, err := r.finalEvaluation(ctx, untrained)
 	if err != nil {
-		return nil, evalFailed(err)
+		return nil, err
 	}
-	evalSec := time.Since(t0).Seconds()
-	r.mem.observe()
 	if cfg.ExportEmbeddings {
-		emb, err := r.method.Embed("train", "encoder")
-		if err != nil {
-			return nil, fmt.Errorf("%s: export embeddings: %w", sp.ID(), err)
-		}
-		if err := exportNPY(filepath.Join(dir, "embeddings"), sp.ID(), emb.Data, emb.N, emb.D, ds.Labels()); err != nil {
+		if err := r.exportEmbeddings(filepath.Join(dir, "embeddings")); err != nil {
 			return nil, err
 		}
 	}
+	rr, err := r.record(sc, evalSec, resPath)
+	if err != nil {
+		return nil, err
+	}
+	prog.finished(index)
+	if obs.RunEnd != nil {
+		obs.RunEnd(sp.ID())
+	}
+	return rr, nil
+}
+
+// openRun builds run sp of the experiment in dir (newRun), opens its
+// metrics files and restores its checkpoint if it has one. The caller
+// closes r.metrics.
+func openRun(cfg *Config, ds Dataset, sp RunSpec, dir string, obs Observer) (r *run, untrained map[string]any, err error) {
+	rdir := filepath.Join(dir, "runs", sp.ID())
+	if err := os.MkdirAll(rdir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	r, untrained, err = newRun(cfg, ds, sp, rdir, obs)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.mem = newMemTracker()
+	mw, err := openMetrics(filepath.Join(rdir, "metrics.jsonl"), filepath.Join(dir, "metrics.jsonl"))
+	if err != nil {
+		return nil, nil, err
+	}
+	r.metrics = mw
+	if c, err := loadCheckpoint(r.ckptPath()); err == nil {
+		if err := r.restore(c); err != nil {
+			mw.close()
+			return nil, nil, fmt.Errorf("%s: resume: %w", sp.ID(), err)
+		}
+		obs.logf("%s: resuming at step %d", sp.ID(), r.step)
+	} else if !os.IsNotExist(err) {
+		mw.close()
+		return nil, nil, err
+	}
+	return r, untrained, nil
+}
+
+// finalEvaluation scores the trained run (finalScore) and returns the score
+// and the seconds it took. An interruption is reported as such: the
+// finished training is saved and -resume evaluates again.
+func (r *run) finalEvaluation(ctx context.Context, untrained map[string]any) (Score, float64, error) {
+	id := r.spec.ID()
+	r.obs.logf("%s: evaluating (eval.kind %s)", id, r.cfg.Eval.Kind)
+	t0 := time.Now()
+	sc, err := r.finalScore(untrained)
+	if err != nil {
+		if cancelledBy(ctx, err) {
+			r.obs.logf("%s: interrupted during evaluation; the finished training is saved in %s", id, r.ckptPath())
+			return Score{}, 0, &interruptError{msg: fmt.Sprintf("%s: interrupted during evaluation (training is finished and saved; -resume evaluates again)", id), cause: ctx.Err()}
+		}
+		return Score{}, 0, fmt.Errorf("%s: %w", id, r.diverged(err))
+	}
+	evalSec := time.Since(t0).Seconds()
+	r.mem.observe()
+	return sc, evalSec, nil
+}
+
+// exportEmbeddings writes the encoder's embeddings of the training set and
+// its labels into the directory out (exportNPY).
+func (r *run) exportEmbeddings(out string) error {
+	emb, err := r.method.Embed("train", "encoder")
+	if err != nil {
+		return fmt.Errorf("%s: export embeddings: %w", r.spec.ID(), err)
+	}
+	return exportNPY(out, r.spec.ID(), emb.Data, emb.N, emb.D, r.data.Labels())
+}
+
+// record makes the result of the finished run from its final score sc,
+// logs it as the run's "final" metrics event, writes it to resPath
+// (result.json) and returns it.
+func (r *run) record(sc Score, evalSec float64, resPath string) (*RunResult, error) {
+	sp := r.spec
 	rr := &RunResult{
 		ID: sp.ID(), Sampler: sp.Sampler.DisplayName(), Seed: sp.Seed, Steps: r.step,
 		Metric: sc.Metric, Value: sc.Value, FoldStd: sc.Std,
@@ -545,7 +590,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, index int,
 	if c, ok := r.smp.Sampler().(sampler.Coverer); ok {
 		rr.FinalCoverage = c.Coverage()
 	}
-	if err := mw.write(map[string]any{"event": "final", "run": sp.ID(), "step": r.step, "metric": sc.Metric, "value": sc.Value, "std": sc.Std, "eval_seconds": evalSec}); err != nil {
+	if err := r.metrics.write(map[string]any{"event": "final", "run": sp.ID(), "step": r.step, "metric": sc.Metric, "value": sc.Value, "std": sc.Std, "eval_seconds": evalSec}); err != nil {
 		return nil, err
 	}
 	if err := writeJSON(resPath, rr); err != nil {
@@ -555,11 +600,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, index int,
 	if sc.Std > 0 {
 		spread = fmt.Sprintf(" ± %.2f over folds", sc.Std)
 	}
-	obs.logf("%s: %s %.2f%s (train %.1fs, eval %.1fs)", sp.ID(), sc.Metric, sc.Value, spread, r.trainSeconds, evalSec)
-	prog.finished(index)
-	if obs.RunEnd != nil {
-		obs.RunEnd(sp.ID())
-	}
+	r.obs.logf("%s: %s %.2f%s (train %.1fs, eval %.1fs)", sp.ID(), sc.Metric, sc.Value, spread, r.trainSeconds, evalSec)
 	return rr, nil
 }
 
