@@ -41,6 +41,24 @@ type FeatureOptions struct {
 // It returns an error, listing the kinds available for this dataset, for an
 // unknown kind or one that needs labels or attributes the dataset lacks.
 func (s *GraphSet) SetFeatures(opt FeatureOptions) error {
+	if err := s.checkNodeData(); err != nil {
+		return err
+	}
+	kind, err := s.featureKind(opt)
+	if err != nil {
+		return err
+	}
+	f, err := s.nodeFeatures(kind, opt.MaxDegree)
+	if err != nil {
+		return err
+	}
+	return s.fillFeatures(f)
+}
+
+// checkNodeData checks that every graph has the node labels and attributes
+// the set declares, labels in 0..NumNodeLabels-1 and attributes of
+// dimension AttrDim.
+func (s *GraphSet) checkNodeData() error {
 	hasLabels := s.NumNodeLabels > 0
 	hasAttrs := s.AttrDim > 0
 	for i, g := range s.Graphs {
@@ -57,6 +75,12 @@ func (s *GraphSet) SetFeatures(opt FeatureOptions) error {
 			}
 		}
 	}
+	return nil
+}
+
+// availableFeatureKinds lists the kinds of FeatureKinds a set with or
+// without node labels and attributes supports.
+func availableFeatureKinds(hasLabels, hasAttrs bool) []string {
 	available := []string{"auto", "auto-degree"}
 	if hasLabels {
 		available = append(available, "labels")
@@ -67,14 +91,21 @@ func (s *GraphSet) SetFeatures(opt FeatureOptions) error {
 	if hasLabels && hasAttrs {
 		available = append(available, "labels+attributes")
 	}
-	available = append(available, "constant", "degree")
+	return append(available, "constant", "degree")
+}
 
+// featureKind checks opt against the set and returns the kind to build,
+// with "", "auto" and "auto-degree" resolved to the kind they stand for.
+func (s *GraphSet) featureKind(opt FeatureOptions) (string, error) {
+	hasLabels := s.NumNodeLabels > 0
+	hasAttrs := s.AttrDim > 0
+	available := availableFeatureKinds(hasLabels, hasAttrs)
 	kind := opt.Kind
 	if kind == "" {
 		kind = "auto"
 	}
 	if !slices.Contains(FeatureKinds, kind) {
-		return fmt.Errorf("set features of %s: unknown kind %q: expected one of %s", s.Name, opt.Kind, strings.Join(FeatureKinds, ", "))
+		return "", fmt.Errorf("set features of %s: unknown kind %q: expected one of %s", s.Name, opt.Kind, strings.Join(FeatureKinds, ", "))
 	}
 	if !slices.Contains(available, kind) {
 		var lacks []string
@@ -84,11 +115,11 @@ func (s *GraphSet) SetFeatures(opt FeatureOptions) error {
 		if strings.Contains(kind, "attributes") && !hasAttrs {
 			lacks = append(lacks, "node attributes")
 		}
-		return fmt.Errorf("set features of %s: kind %q needs %s, which the dataset lacks: expected one of %s",
+		return "", fmt.Errorf("set features of %s: kind %q needs %s, which the dataset lacks: expected one of %s",
 			s.Name, kind, strings.Join(lacks, " and "), strings.Join(available, ", "))
 	}
 	if opt.MaxDegree < 0 {
-		return fmt.Errorf("set features of %s: max degree %d: expected >= 0 (0 = the largest degree in the dataset)", s.Name, opt.MaxDegree)
+		return "", fmt.Errorf("set features of %s: max degree %d: expected >= 0 (0 = the largest degree in the dataset)", s.Name, opt.MaxDegree)
 	}
 	if kind == "auto-degree" {
 		kind = "auto"
@@ -108,36 +139,90 @@ func (s *GraphSet) SetFeatures(opt FeatureOptions) error {
 			kind = "constant"
 		}
 	}
+	return kind, nil
+}
 
-	var degrees [][]int
-	maxDeg := opt.MaxDegree
-	if kind == "degree" {
-		degrees = make([][]int, len(s.Graphs))
-		top := 0
-		for i, g := range s.Graphs {
-			degrees[i] = g.Degrees()
-			for _, d := range degrees[i] {
-				top = max(top, d)
-			}
-		}
-		if maxDeg == 0 {
-			maxDeg = top
-		}
-	}
+// nodeFeatures is one kind of node features: its dimension and how it
+// fills the zeroed row of node v of graph g, the i-th of the set.
+type nodeFeatures struct {
+	dim  int
+	fill func(i int, g *Graph, v int, row []float32)
+}
 
-	dim := 0
+// nodeFeatures returns the features of kind, a resolved kind of
+// FeatureKinds that the set supports; maxDegree is FeatureOptions.MaxDegree.
+// An unresolved kind ("auto") is an error.
+func (s *GraphSet) nodeFeatures(kind string, maxDegree int) (nodeFeatures, error) {
 	switch kind {
 	case "labels":
-		dim = s.NumNodeLabels
+		return s.labelFeatures(), nil
 	case "attributes":
-		dim = s.AttrDim
+		return s.attrFeatures(), nil
 	case "labels+attributes":
-		dim = s.NumNodeLabels + s.AttrDim
+		return s.labelAttrFeatures(), nil
 	case "constant":
-		dim = 1
+		return constantFeatures(), nil
 	case "degree":
-		dim = maxDeg + 1
+		return s.degreeFeatures(maxDegree), nil
 	}
+	return nodeFeatures{}, fmt.Errorf("set features of %s: kind %q: expected one of labels, attributes, labels+attributes, constant, degree", s.Name, kind)
+}
+
+// labelFeatures is the one-hot node label.
+func (s *GraphSet) labelFeatures() nodeFeatures {
+	return nodeFeatures{s.NumNodeLabels, func(_ int, g *Graph, v int, row []float32) {
+		row[g.NodeLabels[v]] = 1
+	}}
+}
+
+// attrFeatures is the node attributes.
+func (s *GraphSet) attrFeatures() nodeFeatures {
+	a := s.AttrDim
+	return nodeFeatures{a, func(_ int, g *Graph, v int, row []float32) {
+		copy(row, g.NodeAttrs[v*a:(v+1)*a])
+	}}
+}
+
+// labelAttrFeatures is the one-hot node label followed by the node
+// attributes.
+func (s *GraphSet) labelAttrFeatures() nodeFeatures {
+	l, a := s.NumNodeLabels, s.AttrDim
+	return nodeFeatures{l + a, func(_ int, g *Graph, v int, row []float32) {
+		row[g.NodeLabels[v]] = 1
+		copy(row[l:], g.NodeAttrs[v*a:(v+1)*a])
+	}}
+}
+
+// constantFeatures is a single 1 per node.
+func constantFeatures() nodeFeatures {
+	return nodeFeatures{1, func(_ int, _ *Graph, _ int, row []float32) {
+		row[0] = 1
+	}}
+}
+
+// degreeFeatures is the one-hot of min(degree, maxDeg), where maxDeg 0
+// means the largest degree in the set.
+func (s *GraphSet) degreeFeatures(maxDeg int) nodeFeatures {
+	degrees := make([][]int, len(s.Graphs))
+	top := 0
+	for i, g := range s.Graphs {
+		degrees[i] = g.Degrees()
+		for _, d := range degrees[i] {
+			top = max(top, d)
+		}
+	}
+	if maxDeg == 0 {
+		maxDeg = top
+	}
+	return nodeFeatures{maxDeg + 1, func(i int, _ *Graph, v int, row []float32) {
+		row[min(degrees[i][v], maxDeg)] = 1
+	}}
+}
+
+// fillFeatures builds the features f of every node, failing when they
+// would exceed MaxFeatureValues.
+func (s *GraphSet) fillFeatures(f nodeFeatures) error {
+	dim := f.dim
 	total := 0
 	for _, g := range s.Graphs {
 		total += g.NumNodes
@@ -155,20 +240,7 @@ func (s *GraphSet) SetFeatures(opt FeatureOptions) error {
 		gx := x[off : off+n*dim : off+n*dim]
 		off += n * dim
 		for v := 0; v < n; v++ {
-			row := gx[v*dim : (v+1)*dim]
-			switch kind {
-			case "labels":
-				row[g.NodeLabels[v]] = 1
-			case "attributes":
-				copy(row, g.NodeAttrs[v*s.AttrDim:(v+1)*s.AttrDim])
-			case "labels+attributes":
-				row[g.NodeLabels[v]] = 1
-				copy(row[s.NumNodeLabels:], g.NodeAttrs[v*s.AttrDim:(v+1)*s.AttrDim])
-			case "constant":
-				row[0] = 1
-			case "degree":
-				row[min(degrees[i][v], maxDeg)] = 1
-			}
+			f.fill(i, g, v, gx[v*dim:(v+1)*dim])
 		}
 		g.X = gx
 		g.FeatDim = dim

@@ -112,6 +112,9 @@ func readIntLines(f *tuFile, want int, what, other string) ([]int64, error) {
 	return out, nil
 }
 
+// readTU reads the TU dataset name, opening its files with open, as ReadTU
+// describes: graph labels, indicator, optional node labels and attributes,
+// adjacency and optional edge labels, in that order.
 func readTU(open tuOpener, name string) (*GraphSet, error) {
 	if name == "" {
 		return nil, errors.New("empty dataset name: expected the NAME of NAME_A.txt")
@@ -119,88 +122,26 @@ func readTU(open tuOpener, name string) (*GraphSet, error) {
 	pre := name + "_"
 
 	// Graph labels fix the number of graphs.
-	f, err := openTU(open, pre+"graph_labels.txt", false)
+	rawClass, labelsFile, err := readTUGraphLabels(open, pre+"graph_labels.txt")
 	if err != nil {
 		return nil, err
-	}
-	labelsFile := f.name
-	rawClass, err := readIntLines(f, -1, "the class label of a graph", "")
-	if err != nil {
-		return nil, err
-	}
-	numGraphs := len(rawClass)
-	if numGraphs == 0 {
-		return nil, parseErr(labelsFile, 0, "no graph labels: expected one line per graph")
-	}
-	if numGraphs > math.MaxInt32 {
-		return nil, parseErr(labelsFile, 0, "%d graphs: expected at most %d", numGraphs, math.MaxInt32)
 	}
 
 	// Graph indicator: the graph of every node.
-	f, err = openTU(open, pre+"graph_indicator.txt", false)
+	f, err := openTU(open, pre+"graph_indicator.txt", false)
 	if err != nil {
 		return nil, err
 	}
 	indFile := f.name
-	gstart := make([]int, 0, numGraphs+1) // gstart[g] = first global node of graph g
-	var nodeGraph []int32
-	err = func() error {
-		defer f.c.Close()
-		last := int64(0)
-		for {
-			b, ok, err := f.lr.next()
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return nil
-			}
-			v, ok := parseOneInt(b)
-			if !ok {
-				return parseErr(f.name, f.lr.line, "found %s: expected one integer (the 1-based graph id of node %d)", quote(b), len(nodeGraph)+1)
-			}
-			switch {
-			case v == last && last > 0:
-			case v == last+1:
-				if v > int64(numGraphs) {
-					return parseErr(f.name, f.lr.line, "graph id %d out of range: expected 1..%d (%s has %d lines)", v, numGraphs, labelsFile, numGraphs)
-				}
-				gstart = append(gstart, len(nodeGraph))
-				last = v
-			case last == 0:
-				return parseErr(f.name, f.lr.line, "graph id %d: expected the first node to be in graph 1", v)
-			default:
-				return parseErr(f.name, f.lr.line, "graph id %d after %d: expected sorted ids, each graph with at least one node (%d or %d)", v, last, last, last+1)
-			}
-			if len(nodeGraph) == math.MaxInt32 {
-				return parseErr(f.name, f.lr.line, "too many nodes: expected at most %d", math.MaxInt32)
-			}
-			nodeGraph = append(nodeGraph, int32(v-1))
-		}
-	}()
+	nodeGraph, gstart, err := readTUIndicator(f, len(rawClass), labelsFile)
 	if err != nil {
 		return nil, err
 	}
 	numNodes := len(nodeGraph)
-	if len(gstart) < numGraphs {
-		return nil, parseErr(labelsFile, len(gstart)+1, "label of graph %d, but %s names only %d graphs: expected one label per graph", len(gstart)+1, indFile, len(gstart))
-	}
-	gstart = append(gstart, numNodes)
 
-	// Optional node labels.
-	var nodeLab []int32
-	numNodeLabels := 0
-	if f, err = openTU(open, pre+"node_labels.txt", true); err != nil {
+	nodeLab, numNodeLabels, err := readTUOptionalLabels(open, pre+"node_labels.txt", numNodes, "node", "the label of a node", indFile)
+	if err != nil {
 		return nil, err
-	} else if f != nil {
-		raw, err := readIntLines(f, numNodes, "the label of a node", indFile)
-		if err != nil {
-			return nil, err
-		}
-		nodeLab, numNodeLabels, err = shiftLabels(raw, f.name, "node")
-		if err != nil {
-			return nil, err
-		}
 	}
 
 	// Optional node attributes.
@@ -223,50 +164,135 @@ func readTU(open tuOpener, name string) (*GraphSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	aFile := f.name
 
 	// Optional edge labels, one per line of A.txt.
-	var rawEdgeLab []int32
-	numEdgeLabels := 0
-	if f, err = openTU(open, pre+"edge_labels.txt", true); err != nil {
+	rawEdgeLab, numEdgeLabels, err := readTUOptionalLabels(open, pre+"edge_labels.txt", len(us), "edge", "the label of an edge", f.name)
+	if err != nil {
 		return nil, err
-	} else if f != nil {
-		raw, err := readIntLines(f, len(us), "the label of an edge", aFile)
-		if err != nil {
-			return nil, err
-		}
-		rawEdgeLab, numEdgeLabels, err = shiftLabels(raw, f.name, "edge")
-		if err != nil {
-			return nil, err
-		}
 	}
 
-	var d edgeDedup
-	var first []int32
-	var fp *[]int32
-	if rawEdgeLab != nil {
-		fp = &first
-	}
-	edges := d.build(numNodes, us, vs, nil, fp)
-	us, vs = nil, nil
-
+	edges, edgeLab := dedupTUEdges(numNodes, us, vs, rawEdgeLab)
 	classes, values := classIndex(rawClass)
 	s := &GraphSet{
 		Name:          name,
-		Graphs:        make([]*Graph, numGraphs),
 		NumClasses:    len(values),
 		ClassValues:   values,
 		NumNodeLabels: numNodeLabels,
 		NumEdgeLabels: numEdgeLabels,
 		AttrDim:       attrDim,
 	}
-	var edgeLab []int32
+	s.Graphs = splitTUGraphs(gstart, edges, classes, nodeLab, attrs, attrDim, edgeLab)
+	return s, nil
+}
+
+// readTUGraphLabels reads the graph labels file, which fixes the number of
+// graphs (at least 1, at most MaxInt32), and returns the raw labels and the
+// file's display name.
+func readTUGraphLabels(open tuOpener, file string) (raw []int64, display string, err error) {
+	f, err := openTU(open, file, false)
+	if err != nil {
+		return nil, "", err
+	}
+	raw, err = readIntLines(f, -1, "the class label of a graph", "")
+	if err != nil {
+		return nil, "", err
+	}
+	if len(raw) == 0 {
+		return nil, "", parseErr(f.name, 0, "no graph labels: expected one line per graph")
+	}
+	if len(raw) > math.MaxInt32 {
+		return nil, "", parseErr(f.name, 0, "%d graphs: expected at most %d", len(raw), math.MaxInt32)
+	}
+	return raw, f.name, nil
+}
+
+// readTUIndicator reads the graph indicator f: the 1-based graph id of every
+// node, sorted, every one of the numGraphs graphs (named by labelsFile) with
+// at least one node. It returns the 0-based graph of every node and the
+// first node of every graph followed by the number of nodes.
+func readTUIndicator(f *tuFile, numGraphs int, labelsFile string) (nodeGraph []int32, gstart []int, err error) {
+	defer f.c.Close()
+	gstart = make([]int, 0, numGraphs+1) // gstart[g] = first global node of graph g
+	last := int64(0)
+	for {
+		b, ok, err := f.lr.next()
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			break
+		}
+		v, ok := parseOneInt(b)
+		if !ok {
+			return nil, nil, parseErr(f.name, f.lr.line, "found %s: expected one integer (the 1-based graph id of node %d)", quote(b), len(nodeGraph)+1)
+		}
+		switch {
+		case v == last && last > 0:
+		case v == last+1:
+			if v > int64(numGraphs) {
+				return nil, nil, parseErr(f.name, f.lr.line, "graph id %d out of range: expected 1..%d (%s has %d lines)", v, numGraphs, labelsFile, numGraphs)
+			}
+			gstart = append(gstart, len(nodeGraph))
+			last = v
+		case last == 0:
+			return nil, nil, parseErr(f.name, f.lr.line, "graph id %d: expected the first node to be in graph 1", v)
+		default:
+			return nil, nil, parseErr(f.name, f.lr.line, "graph id %d after %d: expected sorted ids, each graph with at least one node (%d or %d)", v, last, last, last+1)
+		}
+		if len(nodeGraph) == math.MaxInt32 {
+			return nil, nil, parseErr(f.name, f.lr.line, "too many nodes: expected at most %d", math.MaxInt32)
+		}
+		nodeGraph = append(nodeGraph, int32(v-1))
+	}
+	if len(gstart) < numGraphs {
+		return nil, nil, parseErr(labelsFile, len(gstart)+1, "label of graph %d, but %s names only %d graphs: expected one label per graph", len(gstart)+1, f.name, len(gstart))
+	}
+	return nodeGraph, append(gstart, len(nodeGraph)), nil
+}
+
+// readTUOptionalLabels reads the optional node or edge labels file (kind
+// "node" or "edge"), which must have one line per line of the file other,
+// want in all; what describes one line. The labels are shifted to start at
+// 0 and returned with their count; a missing file gives nil and 0.
+func readTUOptionalLabels(open tuOpener, file string, want int, kind, what, other string) ([]int32, int, error) {
+	f, err := openTU(open, file, true)
+	if err != nil || f == nil {
+		return nil, 0, err
+	}
+	raw, err := readIntLines(f, want, what, other)
+	if err != nil {
+		return nil, 0, err
+	}
+	return shiftLabels(raw, f.name, kind)
+}
+
+// dedupTUEdges stores every undirected edge of the 0-based global endpoints
+// us, vs once with u <= v, sorted, and, when rawEdgeLab is not nil, gives
+// each the label of its first line.
+func dedupTUEdges(numNodes int, us, vs, rawEdgeLab []int32) (edges [][2]int32, edgeLab []int32) {
+	var d edgeDedup
+	var first []int32
+	var fp *[]int32
+	if rawEdgeLab != nil {
+		fp = &first
+	}
+	edges = d.build(numNodes, us, vs, nil, fp)
 	if rawEdgeLab != nil {
 		edgeLab = make([]int32, len(first))
 		for i, k := range first {
 			edgeLab[i] = rawEdgeLab[k]
 		}
 	}
+	return edges, edgeLab
+}
+
+// splitTUGraphs cuts the sorted global edges and the per-node labels and
+// attributes into one Graph per graph (gstart holds the first node of every
+// graph and the number of nodes), renumbering each graph's nodes from 0.
+// The graphs share the backing arrays, each slice capped at its own end.
+func splitTUGraphs(gstart []int, edges [][2]int32, classes []int, nodeLab []int32, attrs []float32, attrDim int, edgeLab []int32) []*Graph {
+	numGraphs := len(gstart) - 1
+	out := make([]*Graph, numGraphs)
 	graphs := make([]Graph, numGraphs)
 	e0 := 0
 	for g := range graphs {
@@ -291,10 +317,10 @@ func readTU(open tuOpener, name string) (*GraphSet, error) {
 		if edgeLab != nil {
 			gr.EdgeLabels = edgeLab[e0:e1:e1]
 		}
-		s.Graphs[g] = gr
+		out[g] = gr
 		e0 = e1
 	}
-	return s, nil
+	return out
 }
 
 // shiftLabels stores raw labels as value - min and returns max - min + 1.

@@ -197,39 +197,16 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 		return nil, fmt.Errorf("config %s has a sweep: section: it is one experiment per point; run it with package sweep (go run ./cmd/train -config FILE does)", cfg.Name)
 	}
 	dir := opt.OutDir
-	cfgPath := filepath.Join(dir, "config.yaml")
-	checkFresh := func() error {
-		if _, err := os.Stat(cfgPath); err == nil && !opt.Resume {
-			return fmt.Errorf("%s already holds a run (config.yaml exists): continue it with -resume %s, or choose another -out", dir, dir)
-		}
-		return nil
-	}
-	if err := checkFresh(); err != nil {
+	rd := &runDirLock{dir: dir, resume: opt.Resume, obs: opt.Observer}
+	if err := rd.checkFresh(); err != nil {
 		return nil, err
 	}
 	// The run directory is locked (LockRunDir) for as long as Run works in
 	// it: at once when it exists, so that a second process is refused
 	// before it loads the data, else as soon as it is made.
-	var unlock func()
-	defer func() {
-		if unlock != nil {
-			unlock()
-		}
-	}()
-	lock := func() error {
-		if unlock != nil {
-			return nil
-		}
-		u, err := LockRunDir(dir)
-		if errors.Is(err, errLockUnsupported) {
-			opt.Observer.logf("warning: %v; running without a lock: make sure no other process writes %s", err, dir)
-			u, err = func() {}, nil
-		}
-		unlock = u
-		return err
-	}
+	defer rd.release()
 	if st, err := os.Stat(dir); err == nil && st.IsDir() {
-		if err := lock(); err != nil {
+		if err := rd.lock(); err != nil {
 			return nil, err
 		}
 	}
@@ -241,47 +218,134 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	if err := checkData(&cfg, ds); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
+	if err := rd.create(); err != nil {
 		return nil, err
 	}
-	if err := lock(); err != nil {
+	prov, notes, err := startRunDir(&cfg, ds, opt)
+	if err != nil {
 		return nil, err
 	}
-	// Under the lock: another process may have started a run here since
-	// the check above.
-	if err := checkFresh(); err != nil {
+	specs := runSpecs(&cfg)
+	runMetrics, err := resetRunMetrics(dir, specs)
+	if err != nil {
 		return nil, err
 	}
+	results, err := runAll(ctx, &cfg, ds, specs, dir, opt)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Parallel > 1 {
+		// The runs' lines went to DIR/metrics.jsonl as they came; write
+		// them again in the config's order, as a run made one at a time
+		// leaves them.
+		if err := concatFiles(filepath.Join(dir, "metrics.jsonl"), runMetrics); err != nil {
+			return nil, err
+		}
+	}
+	return finishRunDir(&cfg, ds, results, dir, prov, notes, opt.Observer)
+}
+
+// runDirLock is the lock of a run directory (LockRunDir) that Run holds
+// while it works there, and the check that the directory holds no other
+// run.
+type runDirLock struct {
+	dir    string
+	resume bool // the directory may hold the run to continue
+	obs    Observer
+	unlock func() // nil until the lock is held
+}
+
+// checkFresh refuses a directory that already holds a run (a config.yaml)
+// unless the run is resumed.
+func (l *runDirLock) checkFresh() error {
+	if _, err := os.Stat(filepath.Join(l.dir, "config.yaml")); err == nil && !l.resume {
+		return fmt.Errorf("%s already holds a run (config.yaml exists): continue it with -resume %s, or choose another -out", l.dir, l.dir)
+	}
+	return nil
+}
+
+// lock takes the lock unless it is held. Where locks are not supported it
+// warns and goes on without.
+func (l *runDirLock) lock() error {
+	if l.unlock != nil {
+		return nil
+	}
+	u, err := LockRunDir(l.dir)
+	if errors.Is(err, errLockUnsupported) {
+		l.obs.logf("warning: %v; running without a lock: make sure no other process writes %s", err, l.dir)
+		u, err = func() {}, nil
+	}
+	l.unlock = u
+	return err
+}
+
+// create makes the directory and its runs/ subdirectory, takes the lock
+// and checks again, under it, that no other process started a run there
+// since checkFresh.
+func (l *runDirLock) create() error {
+	if err := os.MkdirAll(filepath.Join(l.dir, "runs"), 0o755); err != nil {
+		return err
+	}
+	if err := l.lock(); err != nil {
+		return err
+	}
+	return l.checkFresh()
+}
+
+// release drops the lock if it is held.
+func (l *runDirLock) release() {
+	if l.unlock != nil {
+		l.unlock()
+	}
+}
+
+// startRunDir announces the run directory (opt.DirReady), writes its
+// config.yaml (unless resuming) and appends this process's provenance, and
+// logs the dataset and the clamped samplers. It returns the provenance and
+// the notes of the clamped samplers, for the results.
+func startRunDir(cfg *Config, ds Dataset, opt Options) (Provenance, []string, error) {
+	dir := opt.OutDir
 	if opt.DirReady != nil {
 		opt.DirReady(dir)
 	}
 	if !opt.Resume {
 		var y bytes.Buffer
-		if err := WriteConfig(&y, &cfg); err != nil {
-			return nil, err
+		if err := WriteConfig(&y, cfg); err != nil {
+			return Provenance{}, nil, err
 		}
-		if err := writeFileAtomic(cfgPath, y.Bytes()); err != nil {
-			return nil, err
+		if err := writeFileAtomic(filepath.Join(dir, "config.yaml"), y.Bytes()); err != nil {
+			return Provenance{}, nil, err
 		}
 	}
 	prov := currentProvenance()
 	if err := appendProvenance(filepath.Join(dir, "provenance.json"), prov); err != nil {
-		return nil, err
+		return Provenance{}, nil, err
 	}
 	opt.Observer.logf("dataset %s: %d instances, %d classes", ds.Name(), ds.NumInstances(), ds.NumClasses())
-	notes := clampNotes(&cfg, ds)
+	notes := clampNotes(cfg, ds)
 	for _, n := range notes {
 		opt.Observer.logf("%s (recorded as sampler_m and sampler_k in the runs' results)", n)
 	}
+	return prov, notes, nil
+}
 
+// runSpecs lists the runs of cfg: every sampler with every seed, in the
+// config's order.
+func runSpecs(cfg *Config) []RunSpec {
 	var specs []RunSpec
 	for _, sc := range cfg.SamplerList() {
 		for _, s := range cfg.Seeds {
 			specs = append(specs, RunSpec{Sampler: sc, Seed: s})
 		}
 	}
-	// Bring every run's metrics file back to its last checkpoint and rebuild
-	// DIR/metrics.jsonl from them, so a resumed run logs each step once.
+	return specs
+}
+
+// resetRunMetrics brings the metrics file of every unfinished run in dir
+// back to its last checkpoint (removing it when there is none) and rebuilds
+// DIR/metrics.jsonl from them, so that a resumed run logs each step once.
+// It returns the runs' metrics files in order.
+func resetRunMetrics(dir string, specs []RunSpec) ([]string, error) {
 	var runMetrics []string
 	for _, sp := range specs {
 		rdir := filepath.Join(dir, "runs", sp.ID())
@@ -303,20 +367,14 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 	if err := concatFiles(filepath.Join(dir, "metrics.jsonl"), runMetrics); err != nil {
 		return nil, err
 	}
+	return runMetrics, nil
+}
 
-	results, err := runAll(ctx, &cfg, ds, specs, dir, opt)
-	if err != nil {
-		return nil, err
-	}
-	if opt.Parallel > 1 {
-		// The runs' lines went to DIR/metrics.jsonl as they came; write
-		// them again in the config's order, as a run made one at a time
-		// leaves them.
-		if err := concatFiles(filepath.Join(dir, "metrics.jsonl"), runMetrics); err != nil {
-			return nil, err
-		}
-	}
-	res := summarize(&cfg, ds, results)
+// finishRunDir summarizes the runs' results and writes results.json,
+// results.md, metrics.csv and the plots into dir (a failure to plot is
+// logged, not returned).
+func finishRunDir(cfg *Config, ds Dataset, results []RunResult, dir string, prov Provenance, notes []string, obs Observer) (*Results, error) {
+	res := summarize(cfg, ds, results)
 	res.Provenance = &prov
 	res.Notes = notes
 	res.FNRatioChance = fnRatioChance(ds.Labels())
@@ -327,7 +385,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Results, error) {
 		return nil, fmt.Errorf("metrics.csv: %w", err)
 	}
 	if err := writePlots(dir); err != nil && !errors.Is(err, ErrNothingToPlot) {
-		opt.Observer.logf("plots: %v", err)
+		obs.logf("plots: %v", err)
 	}
 	return res, nil
 }
@@ -424,58 +482,103 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, index int,
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	if err := os.MkdirAll(rdir, 0o755); err != nil {
-		return nil, err
-	}
-	r, untrained, err := newRun(cfg, ds, sp, rdir, obs)
+	r, untrained, err := openRun(cfg, ds, sp, dir, obs)
 	if err != nil {
 		return nil, err
 	}
+	defer r.metrics.close()
 	r.prog, r.runIndex = prog, index
-	r.mem = newMemTracker()
-	mw, err := openMetrics(filepath.Join(rdir, "metrics.jsonl"), filepath.Join(dir, "metrics.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	defer mw.close()
-	r.metrics = mw
-	if c, err := loadCheckpoint(r.ckptPath()); err == nil {
-		if err := r.restore(c); err != nil {
-			return nil, fmt.Errorf("%s: resume: %w", sp.ID(), err)
-		}
-		obs.logf("%s: resuming at step %d", sp.ID(), r.step)
-	} else if !os.IsNotExist(err) {
-		return nil, err
-	}
 	if err := r.train(ctx); err != nil {
 		return nil, err
 	}
 	// From here on a checkpoint of the finished training exists: an
 	// interrupted evaluation leaves no result, and -resume evaluates again.
-	evalFailed := func(err error) error {
-		if cancelledBy(ctx, err) {
-			obs.logf("%s: interrupted during evaluation; the finished training is saved in %s", sp.ID(), r.ckptPath())
-			return &interruptError{msg: fmt.Sprintf("%s: interrupted during evaluation (training is finished and saved; -resume evaluates again)", sp.ID()), cause: ctx.Err()}
-		}
-		return fmt.Errorf("%s: %w", sp.ID(), r.diverged(err))
-	}
-	obs.logf("%s: evaluating (eval.kind %s)", sp.ID(), cfg.Eval.Kind)
-	t0 := time.Now()
-	sc, err := r.finalScore(untrained)
+	sc, evalSec, err := r.finalEvaluation(ctx, untrained)
 	if err != nil {
-		return nil, evalFailed(err)
+		return nil, err
 	}
-	evalSec := time.Since(t0).Seconds()
-	r.mem.observe()
 	if cfg.ExportEmbeddings {
-		emb, err := r.method.Embed("train", "encoder")
-		if err != nil {
-			return nil, fmt.Errorf("%s: export embeddings: %w", sp.ID(), err)
-		}
-		if err := exportNPY(filepath.Join(dir, "embeddings"), sp.ID(), emb.Data, emb.N, emb.D, ds.Labels()); err != nil {
+		if err := r.exportEmbeddings(filepath.Join(dir, "embeddings")); err != nil {
 			return nil, err
 		}
 	}
+	rr, err := r.record(sc, evalSec, resPath)
+	if err != nil {
+		return nil, err
+	}
+	prog.finished(index)
+	if obs.RunEnd != nil {
+		obs.RunEnd(sp.ID())
+	}
+	return rr, nil
+}
+
+// openRun builds run sp of the experiment in dir (newRun), opens its
+// metrics files and restores its checkpoint if it has one. The caller
+// closes r.metrics.
+func openRun(cfg *Config, ds Dataset, sp RunSpec, dir string, obs Observer) (r *run, untrained map[string]any, err error) {
+	rdir := filepath.Join(dir, "runs", sp.ID())
+	if err := os.MkdirAll(rdir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	r, untrained, err = newRun(cfg, ds, sp, rdir, obs)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.mem = newMemTracker()
+	mw, err := openMetrics(filepath.Join(rdir, "metrics.jsonl"), filepath.Join(dir, "metrics.jsonl"))
+	if err != nil {
+		return nil, nil, err
+	}
+	r.metrics = mw
+	if c, err := loadCheckpoint(r.ckptPath()); err == nil {
+		if err := r.restore(c); err != nil {
+			mw.close()
+			return nil, nil, fmt.Errorf("%s: resume: %w", sp.ID(), err)
+		}
+		obs.logf("%s: resuming at step %d", sp.ID(), r.step)
+	} else if !os.IsNotExist(err) {
+		mw.close()
+		return nil, nil, err
+	}
+	return r, untrained, nil
+}
+
+// finalEvaluation scores the trained run (finalScore) and returns the score
+// and the seconds it took. An interruption is reported as such: the
+// finished training is saved and -resume evaluates again.
+func (r *run) finalEvaluation(ctx context.Context, untrained map[string]any) (Score, float64, error) {
+	id := r.spec.ID()
+	r.obs.logf("%s: evaluating (eval.kind %s)", id, r.cfg.Eval.Kind)
+	t0 := time.Now()
+	sc, err := r.finalScore(untrained)
+	if err != nil {
+		if cancelledBy(ctx, err) {
+			r.obs.logf("%s: interrupted during evaluation; the finished training is saved in %s", id, r.ckptPath())
+			return Score{}, 0, &interruptError{msg: fmt.Sprintf("%s: interrupted during evaluation (training is finished and saved; -resume evaluates again)", id), cause: ctx.Err()}
+		}
+		return Score{}, 0, fmt.Errorf("%s: %w", id, r.diverged(err))
+	}
+	evalSec := time.Since(t0).Seconds()
+	r.mem.observe()
+	return sc, evalSec, nil
+}
+
+// exportEmbeddings writes the encoder's embeddings of the training set and
+// its labels into the directory out (exportNPY).
+func (r *run) exportEmbeddings(out string) error {
+	emb, err := r.method.Embed("train", "encoder")
+	if err != nil {
+		return fmt.Errorf("%s: export embeddings: %w", r.spec.ID(), err)
+	}
+	return exportNPY(out, r.spec.ID(), emb.Data, emb.N, emb.D, r.data.Labels())
+}
+
+// record makes the result of the finished run from its final score sc,
+// logs it as the run's "final" metrics event, writes it to resPath
+// (result.json) and returns it.
+func (r *run) record(sc Score, evalSec float64, resPath string) (*RunResult, error) {
+	sp := r.spec
 	rr := &RunResult{
 		ID: sp.ID(), Sampler: sp.Sampler.DisplayName(), Seed: sp.Seed, Steps: r.step,
 		Metric: sc.Metric, Value: sc.Value, FoldStd: sc.Std,
@@ -487,7 +590,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, index int,
 	if c, ok := r.smp.Sampler().(sampler.Coverer); ok {
 		rr.FinalCoverage = c.Coverage()
 	}
-	if err := mw.write(map[string]any{"event": "final", "run": sp.ID(), "step": r.step, "metric": sc.Metric, "value": sc.Value, "std": sc.Std, "eval_seconds": evalSec}); err != nil {
+	if err := r.metrics.write(map[string]any{"event": "final", "run": sp.ID(), "step": r.step, "metric": sc.Metric, "value": sc.Value, "std": sc.Std, "eval_seconds": evalSec}); err != nil {
 		return nil, err
 	}
 	if err := writeJSON(resPath, rr); err != nil {
@@ -497,11 +600,7 @@ func runOne(ctx context.Context, cfg *Config, ds Dataset, sp RunSpec, index int,
 	if sc.Std > 0 {
 		spread = fmt.Sprintf(" ± %.2f over folds", sc.Std)
 	}
-	obs.logf("%s: %s %.2f%s (train %.1fs, eval %.1fs)", sp.ID(), sc.Metric, sc.Value, spread, r.trainSeconds, evalSec)
-	prog.finished(index)
-	if obs.RunEnd != nil {
-		obs.RunEnd(sp.ID())
-	}
+	r.obs.logf("%s: %s %.2f%s (train %.1fs, eval %.1fs)", sp.ID(), sc.Metric, sc.Value, spread, r.trainSeconds, evalSec)
 	return rr, nil
 }
 

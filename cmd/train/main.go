@@ -48,6 +48,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -82,33 +83,72 @@ func main() {
 	}
 }
 
-func run(args []string) (err error) {
+// options are the command's flags.
+type options struct {
+	config, out, resume, plots, evaluate, embed string
+	split, repr, npyOut                         string
+	cpuProfile, memProfile, root, exportTU      string
+	shard                                       string
+	printConfig, plan, rerun, assemble          bool
+	parallel                                    int
+	sets                                        setFlags
+	args                                        []string // the arguments after the flags
+	// given lists the flags on the command line, in lexical order; a mode
+	// flag given an empty value is left out (it selects no mode).
+	given []string
+}
+
+// newFlagSet returns the command's flags, stored into o.
+func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	cfgPath := fs.String("config", "", "YAML config (default: the embedded demo on generated graphs)")
-	out := fs.String("out", "", "run directory (default runs/<name>-<time>)")
-	resume := fs.String("resume", "", "continue the run in this directory")
-	printCfg := fs.Bool("print-config", false, "print the resolved config and exit")
-	plots := fs.String("plots", "", "redraw DIR/plots/*.png from DIR/metrics.jsonl of a finished run directory and exit")
-	evaluate := fs.String("evaluate", "", "score the trained runs of run directory `DIR` again from their checkpoints (-set eval.* to change the protocol); writes DIR/evaluations/<time>/ or -out")
-	embed := fs.String("embed", "", "write the embeddings of the encoder trained by run `DIR/runs/<id>` to -o (-set data.* to embed another dataset)")
-	split := fs.String("split", "train", "with -embed: the `split` to embed (train; test for images; sts-dev.1, ... for text)")
-	repr := fs.String("repr", "encoder", "with -embed: the `representation`: encoder, projection (bag for text)")
-	npyOut := fs.String("o", "", "with -embed: the output `FILE.npy` (N×d float32; labels to FILE_labels.npy)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole command to `FILE` (go tool pprof)")
-	memProfile := fs.String("memprofile", "", "write a heap profile (live and allocated memory) at the end of the command to `FILE`")
-	root := fs.String("root", "", "data root: the same as -set data.root=`DIR`")
-	planOnly := fs.Bool("plan", false, "sweep: list the cells, their runs and what is finished in -out, and exit")
-	exportTU := fs.String("export-tu", "", "write the config's graph dataset (as a run loads it: tu, gin or synthetic) in the TU format to `DIR`/NAME/ and exit")
-	rerun := fs.Bool("rerun", false, "sweep: run again the cells whose directory holds another config (moved aside)")
-	assemble := fs.Bool("assemble", false, "sweep: run nothing; write sweep.md and sweep.json from the cells finished so far")
-	shard := fs.String("shard", "", "sweep: run only task `i/n` of an array job (the cells k with k mod n = i, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) and write no sweep.md (-assemble writes it once every task is done)")
-	parallel := fs.Int("parallel", 1, "train and evaluate `N` runs at once (results do not depend on it; on 2 cores, 2 uses the core a GIN step leaves idle; memory grows with it)")
-	var sets setFlags
-	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable; value in YAML syntax)")
+	fs.StringVar(&o.config, "config", "", "YAML config (default: the embedded demo on generated graphs)")
+	fs.StringVar(&o.out, "out", "", "run directory (default runs/<name>-<time>)")
+	fs.StringVar(&o.resume, "resume", "", "continue the run in this directory")
+	fs.BoolVar(&o.printConfig, "print-config", false, "print the resolved config and exit")
+	fs.StringVar(&o.plots, "plots", "", "redraw DIR/plots/*.png from DIR/metrics.jsonl of a finished run directory and exit")
+	fs.StringVar(&o.evaluate, "evaluate", "", "score the trained runs of run directory `DIR` again from their checkpoints (-set eval.* to change the protocol); writes DIR/evaluations/<time>/ or -out")
+	fs.StringVar(&o.embed, "embed", "", "write the embeddings of the encoder trained by run `DIR/runs/<id>` to -o (-set data.* to embed another dataset)")
+	fs.StringVar(&o.split, "split", "train", "with -embed: the `split` to embed (train; test for images; sts-dev.1, ... for text)")
+	fs.StringVar(&o.repr, "repr", "encoder", "with -embed: the `representation`: encoder, projection (bag for text)")
+	fs.StringVar(&o.npyOut, "o", "", "with -embed: the output `FILE.npy` (N×d float32; labels to FILE_labels.npy)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `FILE` (go tool pprof)")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (live and allocated memory) at the end of the command to `FILE`")
+	fs.StringVar(&o.root, "root", "", "data root: the same as -set data.root=`DIR`")
+	fs.BoolVar(&o.plan, "plan", false, "sweep: list the cells, their runs and what is finished in -out, and exit")
+	fs.StringVar(&o.exportTU, "export-tu", "", "write the config's graph dataset (as a run loads it: tu, gin or synthetic) in the TU format to `DIR`/NAME/ and exit")
+	fs.BoolVar(&o.rerun, "rerun", false, "sweep: run again the cells whose directory holds another config (moved aside)")
+	fs.BoolVar(&o.assemble, "assemble", false, "sweep: run nothing; write sweep.md and sweep.json from the cells finished so far")
+	fs.StringVar(&o.shard, "shard", "", "sweep: run only task `i/n` of an array job (the cells k with k mod n = i, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) and write no sweep.md (-assemble writes it once every task is done)")
+	fs.IntVar(&o.parallel, "parallel", 1, "train and evaluate `N` runs at once (results do not depend on it; on 2 cores, 2 uses the core a GIN step leaves idle; memory grows with it)")
+	fs.Var(&o.sets, "set", "override a config value: key.path=value (repeatable; value in YAML syntax)")
+	return fs
+}
+
+// parseFlags parses the command line; -h gives nil options and no error
+// (the usage was printed).
+func parseFlags(args []string) (*options, error) {
+	o := &options{}
+	fs := newFlagSet(o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil // -h: the usage was printed; not an error
+			return nil, nil // -h: the usage was printed; not an error
 		}
+		return nil, err
+	}
+	o.args = fs.Args()
+	fs.Visit(func(f *flag.Flag) {
+		if m := modeOf(f.Name); m != nil && f.Value.String() == "" {
+			return
+		}
+		o.given = append(o.given, f.Name)
+	})
+	return o, nil
+}
+
+// run runs the command on the arguments args (without the program name).
+func run(args []string) (err error) {
+	o, err := parseFlags(args)
+	if o == nil {
 		return err
 	}
 	// Cap the collector's headroom (internal/gctune) unless GOGC says
@@ -117,7 +157,7 @@ func run(args []string) (err error) {
 	if os.Getenv("GOGC") == "" {
 		defer gctune.Default().Start(context.Background())()
 	}
-	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	stopProfiles, err := startProfiles(o.cpuProfile, o.memProfile)
 	if err != nil {
 		return err
 	}
@@ -126,111 +166,226 @@ func run(args []string) (err error) {
 			err = perr
 		}
 	}()
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q: expected flags only", fs.Args())
+	if len(o.args) > 0 {
+		return fmt.Errorf("unexpected arguments %q: expected flags only", o.args)
 	}
-	if *parallel < 1 {
-		return fmt.Errorf("-parallel %d: want at least 1 (runs at once)", *parallel)
+	if o.parallel < 1 {
+		return fmt.Errorf("-parallel %d: want at least 1 (runs at once)", o.parallel)
 	}
-	if *root != "" {
-		sets = append(setFlags{"data.root=" + *root}, sets...)
+	if o.root != "" {
+		o.sets = append(setFlags{"data.root=" + o.root}, o.sets...)
 	}
-	for _, name := range []string{"split", "repr", "o"} {
-		if given[name] && *embed == "" {
-			return fmt.Errorf("-%s goes with -embed", name)
+	m := selectMode(o.given)
+	if err := m.check(o.given); err != nil {
+		return err
+	}
+	return m.run(o)
+}
+
+// A mode is one of the things the command does: the flag that selects it,
+// the other flags that go with it and the function that does it.
+type mode struct {
+	flag  string   // the flag selecting the mode; "" for a training run
+	name  string   // the mode in error messages
+	usage string   // the mode and its argument in error messages
+	flags []string // the flags that go with it, besides commonFlags
+	run   func(o *options) error
+}
+
+// commonFlags go with every mode.
+var commonFlags = []string{"cpuprofile", "memprofile"}
+
+// modes are the command's modes, the first given on the command line
+// taking precedence in the error messages; the last, a training run (or a
+// sweep) of -config or of the embedded default, is selected by no flag.
+var modes = []mode{
+	{flag: "evaluate", name: "-evaluate", usage: "-evaluate DIR", flags: []string{"set", "root", "out"},
+		run: func(o *options) error { return runEvaluate(o.evaluate, o.sets, o.out) }},
+	{flag: "embed", name: "-embed", usage: "-embed DIR/runs/<id>", flags: []string{"o", "split", "repr", "set", "root"},
+		run: func(o *options) error { return runEmbed(o.embed, o.sets, o.split, o.repr, o.npyOut) }},
+	{flag: "plots", name: "-plots", usage: "-plots DIR", run: runPlots},
+	{flag: "export-tu", name: "-export-tu", usage: "-export-tu DIR", flags: []string{"config", "set", "root"}, run: runExportTU},
+	{flag: "resume", name: "-resume", usage: "-resume DIR (which takes the config saved in DIR)",
+		flags: []string{"print-config", "parallel", "plan", "rerun", "assemble", "shard"}, run: runResume},
+	{name: "a training run", usage: "a training run (-config FILE or the embedded default)",
+		flags: []string{"config", "set", "root", "out", "print-config", "parallel", "plan", "rerun", "assemble", "shard"}, run: runConfig},
+}
+
+// modeOf returns the mode the flag name selects, or nil.
+func modeOf(name string) *mode {
+	for i := range modes {
+		if modes[i].flag != "" && modes[i].flag == name {
+			return &modes[i]
 		}
 	}
-	if *exportTU != "" {
-		for _, name := range []string{"resume", "evaluate", "embed", "plots"} {
-			if given[name] {
-				return fmt.Errorf("-export-tu goes with -config (or the embedded default), not -%s", name)
+	return nil
+}
+
+// selectMode returns the mode of the given flags: the first of modes whose
+// flag is given, or a training run.
+func selectMode(given []string) *mode {
+	for i := range modes {
+		if slices.Contains(given, modes[i].flag) {
+			return &modes[i]
+		}
+	}
+	return &modes[len(modes)-1]
+}
+
+// check returns an error naming the first of the given flags that does not
+// go with m, what goes with m and where that flag goes.
+func (m *mode) check(given []string) error {
+	for _, f := range given {
+		if f == m.flag || slices.Contains(m.flags, f) || slices.Contains(commonFlags, f) {
+			continue
+		}
+		msg := fmt.Sprintf("%s goes with %s, not -%s", m.usage, flagList(m.flags, "no other flag"), f)
+		if modeOf(f) != nil {
+			return fmt.Errorf("%s: they are two modes, give one or the other, not both", msg)
+		}
+		var others []string
+		for _, o := range modes {
+			if slices.Contains(o.flags, f) {
+				others = append(others, o.name)
 			}
 		}
+		return fmt.Errorf("%s; -%s goes with %s", msg, f, orList(others))
 	}
-	if *evaluate != "" || *embed != "" {
-		for _, name := range []string{"config", "resume", "plots", "print-config"} {
-			if given[name] {
-				return fmt.Errorf("-%s does not go with -evaluate or -embed: they read the run directory's config.yaml", name)
-			}
-		}
-		if *evaluate != "" && *embed != "" {
-			return errors.New("give -evaluate or -embed, not both")
-		}
+	return nil
+}
+
+// flagList is "-a, -b or -c" for the flags a, b, c, or none when there are
+// none.
+func flagList(flags []string, none string) string {
+	if len(flags) == 0 {
+		return none
 	}
-	if *evaluate != "" {
-		return runEvaluate(*evaluate, sets, *out)
+	dashed := make([]string, len(flags))
+	for i, f := range flags {
+		dashed[i] = "-" + f
 	}
-	if *embed != "" {
-		if given["out"] {
-			return errors.New("-embed writes to -o FILE.npy, not -out")
-		}
-		return runEmbed(*embed, sets, *split, *repr, *npyOut)
+	return orList(dashed)
+}
+
+// orList is "a, b or c".
+func orList(s []string) string {
+	if len(s) <= 1 {
+		return strings.Join(s, "")
 	}
-	if *plots != "" {
-		if err := train.WritePlots(*plots); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "plots: %s\n", filepath.Join(*plots, "plots"))
-		return nil
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// runPlots redraws the plots of the run directory -plots names.
+func runPlots(o *options) error {
+	if err := train.WritePlots(o.plots); err != nil {
+		return err
 	}
-	var (
-		cfg train.Config
-		dir = *out
-	)
-	sw := sweepFlags{plan: *planOnly, rerun: *rerun, assemble: *assemble, parallel: *parallel}
-	if *shard != "" {
-		if sw.shard, err = table.ParseShard(*shard); err != nil {
-			return err
-		}
-		if sw.assemble {
-			return fmt.Errorf("-shard %s with -assemble: assemble once, without -shard, when every task is done", sw.shard)
-		}
-	}
-	switch {
-	case *resume != "":
-		if *cfgPath != "" || len(sets) > 0 {
-			return errors.New("-resume takes the config saved in the run directory; do not combine it with -config or -set")
-		}
-		dir = *resume
-		if isSweepDir(dir) {
-			return runSweep(filepath.Join(dir, "sweep.yaml"), nil, dir, sw)
-		}
-		cfg, err = train.LoadConfig(filepath.Join(dir, "config.yaml"), nil)
-	case *cfgPath != "":
-		cfg, err = train.LoadConfig(*cfgPath, sets)
-		if err == nil && cfg.Sweep != nil {
-			if *printCfg {
-				return train.WriteConfig(os.Stdout, &cfg)
-			}
-			if dir == "" {
-				dir = filepath.Join("runs", cfg.Name)
-			}
-			return runSweep(*cfgPath, sets, dir, sw)
-		}
-	default:
-		cfg, err = train.ParseConfig(defaultConfig, sets)
-		if err != nil {
-			err = fmt.Errorf("embedded default config: %w", err)
-		}
-	}
+	fmt.Fprintf(stderr, "plots: %s\n", filepath.Join(o.plots, "plots"))
+	return nil
+}
+
+// runExportTU writes the graph dataset of -config (or of the embedded
+// default) in the TU format under -export-tu.
+func runExportTU(o *options) error {
+	cfg, err := loadConfig(o.config, o.sets)
 	if err != nil {
 		return err
 	}
+	d, err := train.ExportTU(cfg, o.exportTU)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "TU dataset: %s\n", d)
+	return nil
+}
+
+// loadConfig reads the config at path with the overrides sets, or the
+// embedded default when path is "".
+func loadConfig(path string, sets []string) (train.Config, error) {
+	if path != "" {
+		return train.LoadConfig(path, sets)
+	}
+	cfg, err := train.ParseConfig(defaultConfig, sets)
+	if err != nil {
+		return cfg, fmt.Errorf("embedded default config: %w", err)
+	}
+	return cfg, nil
+}
+
+// sweepOptions returns the flags that apply to a sweep only.
+func (o *options) sweepOptions() (sweepFlags, error) {
+	sw := sweepFlags{plan: o.plan, rerun: o.rerun, assemble: o.assemble, parallel: o.parallel}
+	if o.shard != "" {
+		var err error
+		if sw.shard, err = table.ParseShard(o.shard); err != nil {
+			return sw, err
+		}
+		if sw.assemble {
+			return sw, fmt.Errorf("-shard %s with -assemble: assemble once, without -shard, when every task is done", sw.shard)
+		}
+	}
+	return sw, nil
+}
+
+// runResume continues the run or the sweep in the directory -resume names,
+// or prints its config.
+func runResume(o *options) error {
+	sw, err := o.sweepOptions()
+	if err != nil {
+		return err
+	}
+	dir := o.resume
+	if isSweepDir(dir) {
+		path := filepath.Join(dir, "sweep.yaml")
+		if o.printConfig {
+			cfg, err := train.LoadConfig(path, nil)
+			if err != nil {
+				return err
+			}
+			return train.WriteConfig(os.Stdout, &cfg)
+		}
+		return runSweep(path, nil, dir, sw)
+	}
+	cfg, err := train.LoadConfig(filepath.Join(dir, "config.yaml"), nil)
+	if err != nil {
+		return err
+	}
+	return runOne(o, cfg, dir, sw)
+}
+
+// runConfig runs the config of -config (a run, or a sweep when it has a
+// sweep: section) or the embedded default, or prints it.
+func runConfig(o *options) error {
+	sw, err := o.sweepOptions()
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(o.config, o.sets)
+	if err != nil {
+		return err
+	}
+	if o.config != "" && cfg.Sweep != nil {
+		if o.printConfig {
+			return train.WriteConfig(os.Stdout, &cfg)
+		}
+		dir := o.out
+		if dir == "" {
+			dir = filepath.Join("runs", cfg.Name)
+		}
+		return runSweep(o.config, o.sets, dir, sw)
+	}
+	return runOne(o, cfg, o.out, sw)
+}
+
+// runOne trains and evaluates the runs of cfg into dir (default
+// runs/<name>-<time>), continuing them with -resume, or prints cfg with
+// -print-config. The sweep flags sw are refused: cfg has no sweep.
+func runOne(o *options, cfg train.Config, dir string, sw sweepFlags) error {
 	if sw.plan || sw.rerun || sw.assemble || !sw.shard.All() {
 		return errors.New("-plan, -rerun, -assemble and -shard go with a config that has a sweep: section (-shard of a table: cmd/table -shard)")
 	}
-	if *printCfg {
+	if o.printConfig {
 		return train.WriteConfig(os.Stdout, &cfg)
-	}
-	if *exportTU != "" {
-		d, err := train.ExportTU(cfg, *exportTU)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "TU dataset: %s\n", d)
-		return nil
 	}
 	if dir == "" {
 		name := cfg.Name
@@ -242,7 +397,7 @@ func run(args []string) (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	hooks := progress.Observer(term.IsTerminal(int(os.Stderr.Fd())), "")
-	res, err := train.Run(ctx, cfg, train.Options{OutDir: dir, Resume: *resume != "", Observer: hooks, Parallel: *parallel,
+	res, err := train.Run(ctx, cfg, train.Options{OutDir: dir, Resume: o.resume != "", Observer: hooks, Parallel: o.parallel,
 		DirReady: func(dir string) { fmt.Fprintf(stderr, "run directory: %s\n", dir) }})
 	if errors.Is(err, train.ErrInterrupted) {
 		return fmt.Errorf("%w: continue with: go run ./cmd/train -resume %s", err, dir)

@@ -175,8 +175,8 @@ func TestEvaluateEmbedFlags(t *testing.T) {
 	}{
 		{[]string{"-split", "test"}, "-split goes with -embed"},
 		{[]string{"-o", "x.npy"}, "-o goes with -embed"},
-		{[]string{"-evaluate", dir, "-config", "x.yaml"}, "-config does not go with -evaluate or -embed"},
-		{[]string{"-embed", dir, "-resume", dir}, "-resume does not go with -evaluate or -embed"},
+		{[]string{"-evaluate", dir, "-config", "x.yaml"}, "-evaluate DIR goes with -set, -root or -out, not -config"},
+		{[]string{"-embed", dir, "-resume", dir}, "not -resume: they are two modes"},
 		{[]string{"-evaluate", dir, "-embed", dir}, "not both"},
 		{[]string{"-embed", dir}, "-embed needs -o FILE.npy"},
 		{[]string{"-embed", dir, "-o", "x.txt"}, "expected a .npy file name"},
