@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -71,7 +72,7 @@ type ImageTable struct {
 
 // ReadCurves reads the accuracy curves of the finished cells of sts from
 // their run directories under dir (the table's).
-func (t *ImageTable) ReadCurves(dir string, sts []CellStatus) {
+func (t *ImageTable) ReadCurves(dir string, sts []cellrun.Status) {
 	for _, st := range sts {
 		if st.Results == nil || st.Block == BlockUntrained {
 			continue
@@ -86,10 +87,10 @@ func (t *ImageTable) ReadCurves(dir string, sts []CellStatus) {
 }
 
 // AssembleImages builds the image table from the cells' statuses
-// (RunCells or ReadCells on PlanImages's cells); data says what each
+// (cellrun.Run or cellrun.Read on PlanImages's cells); data says what each
 // dataset of the plan is (ImagePlanData).
-func AssembleImages(sts []CellStatus, plan *Plan, sets []string, wall time.Duration) *ImageTable {
-	t := &ImageTable{GraphTable: GraphTable{Summary: NewSummary(plan.Skipped, sets, wall)}, Columns: map[string]ImageColumn{}}
+func AssembleImages(sts []cellrun.Status, plan *Plan, sets []string, wall time.Duration) *ImageTable {
+	t := &ImageTable{GraphTable: GraphTable{Summary: cellrun.NewSummary(plan.Skipped, sets, wall)}, Columns: map[string]ImageColumn{}}
 	for _, c := range plan.Cells {
 		col, seen := t.Columns[c.Dataset]
 		if !seen {
@@ -294,13 +295,13 @@ func (t *ImageTable) Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
+	if err := cellrun.WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
 		return err
 	}
 	if err := t.WriteFigures(dir); err != nil {
 		return err
 	}
-	return WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
+	return cellrun.WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
 }
 
 // ReadImageTable reads an image table's table.json.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/train"
 )
@@ -117,17 +118,6 @@ func TestGraphConfigsMatchShippedConfigs(t *testing.T) {
 				t.Errorf("cell config differs from %s:\n--- cell\n%s--- shipped\n%s", tt.file, a.String(), b.String())
 			}
 		})
-	}
-}
-
-func TestPText(t *testing.T) {
-	for _, tt := range []struct {
-		p    float64
-		want string
-	}{{0.631, "0.63"}, {0.049, "0.049"}, {0.0012, "0.0012"}, {0.00001, "< 0.0001"}, {0, "< 0.0001"}, {1, "1.00"}} {
-		if got := PText(tt.p); got != tt.want {
-			t.Errorf("PText(%v) = %q, want %q", tt.p, got, tt.want)
-		}
 	}
 }
 
@@ -311,7 +301,7 @@ func TestRunResumeAssemble(t *testing.T) {
 
 	// Reference: the whole table in one go.
 	ref := t.TempDir()
-	sts, err := RunCells(context.Background(), plan.Cells, RunOptions{Dir: ref})
+	sts, err := cellrun.Run(context.Background(), plan.Cells, cellrun.Options{Dir: ref})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,16 +325,16 @@ func TestRunResumeAssemble(t *testing.T) {
 			cancel()
 		}
 	}}
-	_, err = RunCells(ctx, plan.Cells, RunOptions{Dir: dir, Observer: obs})
+	_, err = cellrun.Run(ctx, plan.Cells, cellrun.Options{Dir: dir, Observer: obs})
 	if !errors.Is(err, train.ErrInterrupted) {
 		t.Fatalf("interrupted table: %v", err)
 	}
-	sts, err = RunCells(context.Background(), plan.Cells[:1], RunOptions{Dir: dir})
+	sts, err = cellrun.Run(context.Background(), plan.Cells[:1], cellrun.Options{Dir: dir})
 	if err != nil || !sts[0].Ran {
 		t.Fatalf("resume: %v, ran %v", err, sts[0].Ran)
 	}
 	var logs []string
-	sts, err = RunCells(context.Background(), plan.Cells, RunOptions{Dir: dir, Log: func(m string) { logs = append(logs, m) }})
+	sts, err = cellrun.Run(context.Background(), plan.Cells, cellrun.Options{Dir: dir, Log: func(m string) { logs = append(logs, m) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,19 +358,19 @@ func TestRunResumeAssemble(t *testing.T) {
 		}
 	}
 
-	// A cell whose directory holds another config fails alone; ReadCells
+	// A cell whose directory holds another config fails alone; cellrun.Read
 	// reports it too.
 	plan2, err := PlanGraphs(PlanOptions{Root: root, Datasets: []string{"GEN"}, Blocks: []string{BlockGraphCL, BlockMVGRL}, Sets: append(quick[:len(quick):len(quick)], "train.lr=0.02")}, "unused")
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := ReadCells(plan2.Cells, dir)
+	read := cellrun.Read(plan2.Cells, dir)
 	for _, st := range read {
-		if !errors.Is(st.Err, ErrConfigChanged) {
+		if !errors.Is(st.Err, cellrun.ErrConfigChanged) {
 			t.Errorf("%s: %v, want ErrConfigChanged", st.Dir, st.Err)
 		}
 	}
-	if read := ReadCells(plan.Cells, dir); read[0].Err != nil || read[1].Err != nil || read[0].Results == nil {
+	if read := cellrun.Read(plan.Cells, dir); read[0].Err != nil || read[1].Err != nil || read[0].Results == nil {
 		t.Errorf("read finished cells: %v %v", read[0].Err, read[1].Err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/eval"
 	"github.com/batchsampler-go/batchsampler/train"
 )
@@ -93,7 +94,7 @@ type TextTable struct {
 	References []TextRow `json:"references"`
 	// Summary: Skipped lists what the plan found missing (the absent
 	// SentEval tasks).
-	Summary
+	cellrun.Summary
 }
 
 // stsMetric is the metric of the sts protocol's runs (STS-B test).
@@ -105,13 +106,13 @@ type seedScores struct {
 	tasks map[string]float64
 }
 
-// AssembleText builds the text table from the cells' statuses (RunCells
-// or ReadCells on PlanText's cells). Each sampler of a cell is a row: STS-B
+// AssembleText builds the text table from the cells' statuses (cellrun.Run
+// or cellrun.Read on PlanText's cells). Each sampler of a cell is a row: STS-B
 // is the run's score, the other tasks come from the run's "senteval"
 // detail (the dev-selected parameters); a cell whose results are not the
 // sts protocol's is listed as failed.
-func AssembleText(sts []CellStatus, plan *Plan, sets []string, wall time.Duration) *TextTable {
-	t := &TextTable{Tasks: slices.Clone(TextTasks), Summary: NewSummary(plan.Skipped, sets, wall)}
+func AssembleText(sts []cellrun.Status, plan *Plan, sets []string, wall time.Duration) *TextTable {
+	t := &TextTable{Tasks: slices.Clone(TextTasks), Summary: cellrun.NewSummary(plan.Skipped, sets, wall)}
 	var untrained []seedScores
 	var tfidf *float64
 	for _, st := range sts {
@@ -400,9 +401,9 @@ func (t *TextTable) Markdown() string {
 			fmt.Fprintf(&b, "| %s | – | – | – | 0 |\n", textBlockTitle[blk])
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", textBlockTitle[blk], Minutes(tr+ev), Minutes(tr), Minutes(ev), n)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", textBlockTitle[blk], cellrun.Minutes(tr+ev), cellrun.Minutes(tr), cellrun.Minutes(ev), n)
 	}
-	fmt.Fprintf(&b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", Minutes(t.ComputeSeconds), t.Provenance.GOMAXPROCS, Minutes(t.WallSeconds))
+	fmt.Fprintf(&b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", cellrun.Minutes(t.ComputeSeconds), t.Provenance.GOMAXPROCS, cellrun.Minutes(t.WallSeconds))
 	if len(t.Sets) > 0 {
 		fmt.Fprintf(&b, "\nOverrides applied to every cell: `%s`.\n", strings.Join(t.Sets, "` `"))
 	}
@@ -490,7 +491,7 @@ func pairedText(what string, c *train.Paired) string {
 	if math.IsNaN(c.P) {
 		return fmt.Sprintf("%s %+.2f", what, c.MeanDiff)
 	}
-	s := fmt.Sprintf("%s %+.2f, p %s", what, c.MeanDiff, PText(c.P))
+	s := fmt.Sprintf("%s %+.2f, p %s", what, c.MeanDiff, cellrun.PText(c.P))
 	if c.P < 0.05 {
 		s = "**" + s + "**"
 	}
@@ -503,8 +504,8 @@ func (t *TextTable) Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
+	if err := cellrun.WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
 		return err
 	}
-	return WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
+	return cellrun.WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
 }
