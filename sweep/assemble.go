@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/batchsampler-go/batchsampler/cellrun"
-	"github.com/batchsampler-go/batchsampler/table"
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -70,7 +70,7 @@ type Entry struct {
 	SameAsBaseline bool `json:"same_as_baseline,omitempty"`
 	// Paper is the paper's number for the setting (PaperNumber), and
 	// PaperTable the setting its table varies (M, α, t or B).
-	Paper      *table.Reported `json:"paper,omitempty"`
+	Paper      *paper.Reported `json:"paper,omitempty"`
 	PaperTable string          `json:"paper_table,omitempty"`
 	// TrainSeconds and EvalSeconds are means per run.
 	TrainSeconds float64 `json:"train_seconds"`

@@ -14,7 +14,7 @@ import (
 
 	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/eval"
-	"github.com/batchsampler-go/batchsampler/table"
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -446,7 +446,7 @@ func TestPaperTables(t *testing.T) {
 			t.Errorf("%s: %d cells", name, len(cells))
 		}
 		for _, c := range cells {
-			if _, err := table.ParseReported(c); err != nil {
+			if _, err := paper.ParseReported(c); err != nil {
 				t.Errorf("%s: %q: %v", name, c, err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/batchsampler-go/batchsampler/cellrun"
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -24,7 +25,7 @@ type Entry struct {
 	Mean    float64   `json:"mean"`
 	Std     float64   `json:"std"`
 	// Paper is the paper's number (nil where it reports none).
-	Paper *Reported `json:"paper,omitempty"`
+	Paper *paper.Reported `json:"paper,omitempty"`
 	// Paired compares the row with the block's Uniform row over the same
 	// seeds (nil for the Uniform row itself).
 	Paired *train.Paired `json:"paired_vs_uniform,omitempty"`
@@ -60,7 +61,7 @@ func AssembleGraphs(sts []cellrun.Status, plan *Plan, sets []string, wall time.D
 // collect adds the entries of every finished cell of sts to t, each with
 // the paper's number (paper) and its paired comparison with the block's
 // Uniform row; a cell without results is listed in t.Failed.
-func (t *GraphTable) collect(sts []cellrun.Status, paper func(block, sampler, dataset string) (Reported, bool)) {
+func (t *GraphTable) collect(sts []cellrun.Status, paper func(block, sampler, dataset string) (paper.Reported, bool)) {
 	for _, st := range sts {
 		if !slices.Contains(t.Datasets, st.Dataset) {
 			t.Datasets = append(t.Datasets, st.Dataset)
@@ -109,10 +110,10 @@ func (t *GraphTable) collect(sts []cellrun.Status, paper func(block, sampler, da
 
 // paperIndex is a dataset's column in the paper (7 for the others).
 func paperIndex(d string) int {
-	if i := slices.Index(PaperGraphDatasets, d); i >= 0 {
+	if i := slices.Index(paper.GraphDatasets, d); i >= 0 {
 		return i
 	}
-	return len(PaperGraphDatasets)
+	return len(paper.GraphDatasets)
 }
 
 // entry finds a cell of t.
@@ -132,7 +133,7 @@ func (t *GraphTable) entry(block, sampler, dataset string) *Entry {
 type gridLayout struct {
 	heading, intro string
 	blockTitle     map[string]string
-	paper          func(block, sampler, dataset string) (Reported, bool)
+	paper          func(block, sampler, dataset string) (paper.Reported, bool)
 	columnTitle    func(dataset string) string
 }
 
@@ -256,7 +257,7 @@ func (t *GraphTable) header(b *strings.Builder, l gridLayout) {
 }
 
 // cellText is one cell of the accuracy table.
-func (t *GraphTable) cellText(blk, smp, d string, paperOf func(block, sampler, dataset string) (Reported, bool)) string {
+func (t *GraphTable) cellText(blk, smp, d string, paperOf func(block, sampler, dataset string) (paper.Reported, bool)) string {
 	e := t.entry(blk, smp, d)
 	paper := "–"
 	if p, ok := paperOf(blk, smp, d); ok {

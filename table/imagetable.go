@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/batchsampler-go/batchsampler/cellrun"
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -40,16 +41,16 @@ var PaperImageColumns = []string{"CIFAR10", "CIFAR100", "STL10", "ImageNet-100"}
 
 // PaperImage returns the paper's number for a block, sampler and paper
 // column (PaperImageColumns), and false where it reports none.
-func PaperImage(block, sampler, column string) (Reported, bool) {
+func PaperImage(block, sampler, column string) (paper.Reported, bool) {
 	row, ok := paperImageRows[block][sampler]
 	if !ok {
-		return Reported{}, false
+		return paper.Reported{}, false
 	}
 	i := slices.Index(PaperImageColumns, column)
 	if i < 0 {
-		return Reported{}, false
+		return paper.Reported{}, false
 	}
-	r, err := ParseReported(strings.Fields(row)[i])
+	r, err := paper.ParseReported(strings.Fields(row)[i])
 	return r, err == nil
 }
 
@@ -129,7 +130,7 @@ func settingsOf(cfg train.Config, s ImageSettings) ImageSettings {
 }
 
 // paper is PaperImage by dataset: the paper's column the dataset stands for.
-func (t *ImageTable) paper(block, sampler, dataset string) (Reported, bool) {
+func (t *ImageTable) paper(block, sampler, dataset string) (paper.Reported, bool) {
 	return PaperImage(block, sampler, t.Columns[dataset].Data.Paper)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/data"
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -48,8 +49,8 @@ func TestPaperGraph(t *testing.T) {
 	// Every row has one entry per dataset of the paper.
 	for blk, rows := range paperGraphRows {
 		for smp, row := range rows {
-			if n := len(strings.Fields(row)); n != len(PaperGraphDatasets) {
-				t.Errorf("%s/%s: %d cells, want %d", blk, smp, n, len(PaperGraphDatasets))
+			if n := len(strings.Fields(row)); n != len(paper.GraphDatasets) {
+				t.Errorf("%s/%s: %d cells, want %d", blk, smp, n, len(paper.GraphDatasets))
 			}
 		}
 	}
@@ -122,9 +123,25 @@ func TestGraphConfigsMatchShippedConfigs(t *testing.T) {
 }
 
 func TestSettingsAndEpochs(t *testing.T) {
-	for _, d := range PaperGraphDatasets {
+	for _, d := range paper.GraphDatasets {
 		if _, ok := SettingsFor(d); !ok {
 			t.Errorf("%s: no appendix settings", d)
+		}
+	}
+	// The appendix's settings with MVGRL's caps where graphs are large or
+	// dense, as they were written out before paper.GraphAppendix held them.
+	for d, want := range map[string][7]int{ // B, epochs, t, M, K, top-k, max degree
+		"IMDB-BINARY":   {256, 100, 25, 500, 100, 0, 0},
+		"IMDB-MULTI":    {128, 50, 25, 500, 100, 0, 0},
+		"COLLAB":        {128, 20, 50, 1000, 100, DefaultDiffusionTopK, 0},
+		"REDDIT-BINARY": {128, 50, 50, 500, 100, DefaultDiffusionTopK, DefaultMVGRLMaxDegree},
+		"PROTEINS":      {128, 20, 50, 500, 100, DefaultDiffusionTopK, 0},
+		"MUTAG":         {128, 20, 50, 100, 50, 0, 0},
+		"NCI1":          {128, 20, 50, 1000, 100, 0, 0},
+	} {
+		s, _ := SettingsFor(d)
+		if got := [7]int{s.BatchSize, s.Epochs, s.RefreshEvery, s.M, s.K, s.DiffusionTopK, s.MVGRLMaxDegree}; got != want {
+			t.Errorf("%s: settings %v, want %v", d, got, want)
 		}
 	}
 	if s, ok := SettingsFor("ENZYMES"); ok || s != DefaultGraphSettings {
