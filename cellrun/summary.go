@@ -2,6 +2,7 @@ package cellrun
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/batchsampler-go/batchsampler/train"
@@ -49,4 +50,19 @@ func Minutes(s float64) string {
 		return fmt.Sprintf("%.0f s", s)
 	}
 	return fmt.Sprintf("%.1f min", s/60)
+}
+
+// PairedText formats a paired comparison as the grids print it beside a
+// cell, after prefix: "+0.83, p 0.31", in bold ("**…**", prefix included)
+// where p < 0.05, and the mean difference alone where p is NaN (fewer than
+// two paired seeds).
+func PairedText(prefix string, c *train.Paired) string {
+	if math.IsNaN(c.P) {
+		return fmt.Sprintf("%s%+.2f", prefix, c.MeanDiff)
+	}
+	s := fmt.Sprintf("%s%+.2f, p %s", prefix, c.MeanDiff, PText(c.P))
+	if c.P < 0.05 {
+		s = "**" + s + "**"
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package cellrun
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,4 +33,17 @@ func WriteAtomic(path string, b []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// WriteReport writes an assembled grid to dir as NAME.json (v, indented)
+// and NAME.md (markdown), each with WriteAtomic.
+func WriteReport(dir, name string, v any, markdown string) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s.json: %w", name, err)
+	}
+	if err := WriteAtomic(filepath.Join(dir, name+".json"), append(b, '\n')); err != nil {
+		return err
+	}
+	return WriteAtomic(filepath.Join(dir, name+".md"), []byte(markdown))
 }

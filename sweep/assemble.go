@@ -1,10 +1,8 @@
 package sweep
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -383,11 +381,7 @@ func cellText(c *CellResult, sampler string) string {
 	s := fmt.Sprintf("%.2f±%.2f%s", e.Mean, e.Std, paper)
 	switch p := e.Paired; {
 	case p != nil && !math.IsNaN(p.P):
-		d := fmt.Sprintf("%+.2f, p %s", p.MeanDiff, cellrun.PText(p.P))
-		if p.P < 0.05 {
-			d = "**" + d + "**"
-		}
-		s += " " + d
+		s += " " + cellrun.PairedText("", p)
 	case e.SameAsBaseline:
 		s += " = baseline"
 	}
@@ -396,12 +390,5 @@ func cellText(c *CellResult, sampler string) string {
 
 // Write writes r to dir as sweep.json and sweep.md.
 func (r *Result) Write(dir string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("sweep.json: %w", err)
-	}
-	if err := cellrun.WriteAtomic(filepath.Join(dir, "sweep.json"), append(b, '\n')); err != nil {
-		return err
-	}
-	return cellrun.WriteAtomic(filepath.Join(dir, "sweep.md"), []byte(r.Markdown()))
+	return cellrun.WriteReport(dir, "sweep", r, r.Markdown())
 }

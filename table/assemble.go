@@ -1,10 +1,8 @@
 package table
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -268,23 +266,12 @@ func (t *GraphTable) cellText(blk, smp, d string, paperOf func(block, sampler, d
 	}
 	s := fmt.Sprintf("%.2f±%.2f [%s]", e.Mean, e.Std, paper)
 	if c := e.Paired; c != nil && !math.IsNaN(c.P) {
-		diff := fmt.Sprintf("%+.2f, p %s", c.MeanDiff, cellrun.PText(c.P))
-		if c.P < 0.05 {
-			diff = "**" + diff + "**"
-		}
-		s += " " + diff
+		s += " " + cellrun.PairedText("", c)
 	}
 	return s
 }
 
 // Write writes t to dir as table.json and table.md.
 func (t *GraphTable) Write(dir string) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := cellrun.WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
-		return err
-	}
-	return cellrun.WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
+	return cellrun.WriteReport(dir, "table", t, t.Markdown())
 }

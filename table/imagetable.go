@@ -290,19 +290,14 @@ func (t *ImageTable) markdownFigures(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-// Write writes t to dir as table.json and table.md.
+// Write writes t to dir as its figures (WriteFigures), table.json and
+// table.md; the figures first, so that table.md never names a figure that
+// is not there.
 func (t *ImageTable) Write(dir string) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := cellrun.WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
-		return err
-	}
 	if err := t.WriteFigures(dir); err != nil {
 		return err
 	}
-	return cellrun.WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
+	return cellrun.WriteReport(dir, "table", t, t.Markdown())
 }
 
 // ReadImageTable reads an image table's table.json.

@@ -2,10 +2,7 @@ package table
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
-	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -477,35 +474,15 @@ func (t *TextTable) writeRow(b *strings.Builder, r *TextRow) {
 	}
 	var vs []string
 	if c := r.PairedSTSB; c != nil {
-		vs = append(vs, pairedText("STS-B", c))
+		vs = append(vs, cellrun.PairedText("STS-B ", c))
 	}
 	if c := r.PairedAvg; c != nil {
-		vs = append(vs, pairedText("Avg.", c))
+		vs = append(vs, cellrun.PairedText("Avg. ", c))
 	}
 	fmt.Fprintf(b, " %s |\n", strings.Join(vs, "; "))
 }
 
-// pairedText formats a paired difference: "STS-B +0.28, p 0.29", bold when
-// p < 0.05.
-func pairedText(what string, c *train.Paired) string {
-	if math.IsNaN(c.P) {
-		return fmt.Sprintf("%s %+.2f", what, c.MeanDiff)
-	}
-	s := fmt.Sprintf("%s %+.2f, p %s", what, c.MeanDiff, cellrun.PText(c.P))
-	if c.P < 0.05 {
-		s = "**" + s + "**"
-	}
-	return s
-}
-
 // Write writes t to dir as table.json and table.md.
 func (t *TextTable) Write(dir string) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := cellrun.WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
-		return err
-	}
-	return cellrun.WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
+	return cellrun.WriteReport(dir, "table", t, t.Markdown())
 }
