@@ -22,6 +22,9 @@ package loss
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Kinds of objective accepted in Config.Kind.
@@ -52,6 +55,10 @@ var ContrastiveKinds = []string{KindInfoNCE, KindDCL, KindHCL}
 // projections.
 var LocalGlobalKinds = []string{KindJSD, KindNCELocalGlobal}
 
+// Kinds are all the kinds Config.Validate accepts: ContrastiveKinds, then
+// LocalGlobalKinds.
+var Kinds = slices.Concat(ContrastiveKinds, LocalGlobalKinds)
+
 // Forms accepted in Config.Form: which pairs of a batch are negatives.
 const (
 	// FormSimCLR is NT-Xent: both views stacked into 2B points; each of
@@ -65,6 +72,9 @@ const (
 	// (anchors in view 1, candidates in view 2), positive included.
 	FormSimCSE = "simcse"
 )
+
+// Forms are the forms Config.Validate accepts.
+var Forms = []string{FormSimCLR, FormGraphCL, FormSimCSE}
 
 // Config selects and parameterises a contrastive objective. It is the
 // "loss" section of a training configuration.
@@ -106,15 +116,11 @@ func Default(modality string) Config {
 // Validate reports the first invalid field, naming its configuration key
 // (e.g. "loss.temperature") and the allowed values or range.
 func (c Config) Validate() error {
-	switch c.Kind {
-	case KindInfoNCE, KindDCL, KindHCL, KindJSD, KindNCELocalGlobal:
-	default:
-		return fmt.Errorf("loss.kind: unknown kind %q; allowed: %q, %q, %q, %q, %q", c.Kind, KindInfoNCE, KindDCL, KindHCL, KindJSD, KindNCELocalGlobal)
+	if !slices.Contains(Kinds, c.Kind) {
+		return fmt.Errorf("loss.kind: unknown kind %q; allowed: %s", c.Kind, quoted(Kinds))
 	}
-	switch c.Form {
-	case FormSimCLR, FormGraphCL, FormSimCSE:
-	default:
-		return fmt.Errorf("loss.form: unknown form %q; allowed: %q, %q, %q", c.Form, FormSimCLR, FormGraphCL, FormSimCSE)
+	if !slices.Contains(Forms, c.Form) {
+		return fmt.Errorf("loss.form: unknown form %q; allowed: %s", c.Form, quoted(Forms))
 	}
 	if !(c.Temperature > 0) || math.IsInf(c.Temperature, 0) {
 		return fmt.Errorf("loss.temperature: got %v; expected a finite number > 0", c.Temperature)
@@ -136,9 +142,9 @@ func (c Config) validateContrastive() error {
 	}
 	switch c.Kind {
 	case KindJSD:
-		return fmt.Errorf("loss.kind: %q is the local–global objective of LocalGlobal (method mvgrl), not a contrastive loss of two views' projections; allowed here: %q, %q, %q", c.Kind, KindInfoNCE, KindDCL, KindHCL)
+		return fmt.Errorf("loss.kind: %q is the local–global objective of LocalGlobal (method mvgrl), not a contrastive loss of two views' projections; allowed here: %s", c.Kind, quoted(ContrastiveKinds))
 	case KindNCELocalGlobal:
-		return fmt.Errorf("loss.kind: %q is the local–global objective of LocalGlobalNCE (method mvgrl), not a contrastive loss of two views' projections; allowed here: %q, %q, %q", c.Kind, KindInfoNCE, KindDCL, KindHCL)
+		return fmt.Errorf("loss.kind: %q is the local–global objective of LocalGlobalNCE (method mvgrl), not a contrastive loss of two views' projections; allowed here: %s", c.Kind, quoted(ContrastiveKinds))
 	}
 	return nil
 }
@@ -157,4 +163,13 @@ func (c Config) String() string {
 		return fmt.Sprintf("%s(τ=%g)", c.Kind, c.Temperature)
 	}
 	return fmt.Sprintf("%s/%s(τ=%g)", c.Kind, c.Form, c.Temperature)
+}
+
+// quoted lists values as %q each, separated by commas.
+func quoted(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
 }

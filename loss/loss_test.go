@@ -507,6 +507,44 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// TestValidateAllowedLists: the allowed values the errors name are the
+// package's lists (Kinds, Forms, ContrastiveKinds), every kind of Kinds
+// passes Validate, and the texts are those the lists were written out by
+// hand as before.
+func TestValidateAllowedLists(t *testing.T) {
+	good := Default("graph")
+	for _, k := range Kinds {
+		c := good
+		c.Kind = k
+		if err := c.Validate(); err != nil {
+			t.Errorf("kind %s of Kinds: %v", k, err)
+		}
+	}
+	for _, f := range Forms {
+		c := good
+		c.Form = f
+		if err := c.Validate(); err != nil {
+			t.Errorf("form %s of Forms: %v", f, err)
+		}
+	}
+	for _, tt := range []struct {
+		mod  func(c *Config)
+		vals func(c Config) error
+		want string
+	}{
+		{func(c *Config) { c.Kind = "ntxent" }, Config.Validate, `loss.kind: unknown kind "ntxent"; allowed: "infonce", "dcl", "hcl", "jsd", "nce_local_global"`},
+		{func(c *Config) { c.Form = "moco" }, Config.Validate, `loss.form: unknown form "moco"; allowed: "simclr", "graphcl", "simcse"`},
+		{func(c *Config) { c.Kind = KindJSD }, Config.validateContrastive, `allowed here: "infonce", "dcl", "hcl"`},
+		{func(c *Config) { c.Kind = KindNCELocalGlobal }, Config.validateContrastive, `allowed here: "infonce", "dcl", "hcl"`},
+	} {
+		c := good
+		tt.mod(&c)
+		if err := tt.vals(c); err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+			t.Errorf("error %v, want it to end with %s", err, tt.want)
+		}
+	}
+}
+
 func TestDefault(t *testing.T) {
 	tests := []struct {
 		modality, form string

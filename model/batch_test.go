@@ -152,7 +152,7 @@ func TestGradsOfUnusedHead(t *testing.T) {
 			t.Errorf("gradient %d nil = %t", i, gr == nil)
 		}
 	}
-	a := NewAdam(0.01, m.Params())
+	a := newAdam(0.01, m.Params())
 	if err := a.Step(grads); err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,14 @@ import (
 
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/internal/testenv"
+	"github.com/batchsampler-go/batchsampler/optim"
 	"gorgonia.org/gorgonia"
 )
 
 // trainStep runs one GraphCL-shaped step: encode and project each view
 // through one Bound, a simple loss (Σ p² for one view, Σ (p₁ − p₂)² for
 // two), gradients, Adam, CommitStats.
-func trainStep(tb testing.TB, m *GIN, a *Adam, views []*GraphBatch, mode linearMode) float64 {
+func trainStep(tb testing.TB, m *GIN, a *optim.Adam, views []*GraphBatch, mode linearMode) float64 {
 	g := gorgonia.NewGraph()
 	b := m.Bind(g)
 	b.mode = mode
@@ -75,7 +76,7 @@ func BenchmarkTrainStep(b *testing.B) {
 				for v := 0; v < views; v++ {
 					vs = append(vs, nci1Like(b, uint64(100+v), 128))
 				}
-				a := NewAdam(0.01, m.Params())
+				a := newAdam(0.01, m.Params())
 				c0 := cpuTime()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {

@@ -1,5 +1,5 @@
 // Package model holds the encoders of batchsampler-go on Gorgonia, their
-// projection heads, and the optimizers that step an embedding table:
+// projection heads, and the optimizer that steps an embedding table:
 //
 //   - [GIN] (gin.go): GraphCL's graph isomorphism network with its
 //     projection head, and a pure-Go evaluation-mode forward (embed.go) for
@@ -12,10 +12,9 @@
 //   - [MLP] (mlp.go): MoCo v3's bias-free projector and predictor heads;
 //   - [TextMLP] (text.go): the sentence encoder, a weighted bag of word
 //     vectors followed by a residual MLP with seeded dropout;
-//   - [Adam] (PyTorch's torch.optim.Adam over a model's trainable
-//     parameters; training runs use package optim, whose Adam gives the
-//     same bits) and [RowAdam] (Adam on the rows of an embedding table that
-//     a batch touches, the text encoder's sparse update).
+//   - [RowAdam] (Adam on the rows of an embedding table that a batch
+//     touches, the text encoder's sparse update); the dense optimizers
+//     (Adam, AdamW, SGD, LARS) are package optim's.
 //
 // The layers' operations are package model/ops.
 //
@@ -27,7 +26,7 @@
 //
 // A training step binds the parameters into a Gorgonia graph, encodes both
 // views through the same [Bound], differentiates, reads [Bound.Grads],
-// steps [Adam] and folds the batch statistics into the BatchNorm running
+// steps an optimizer of package optim and folds the batch statistics into the BatchNorm running
 // buffers with [Bound.CommitStats] (see the package example). The other
 // models bind the same way ([MVGRLBound], [ResNetBound], [MLPBound],
 // [TextBound]).

@@ -21,7 +21,7 @@ const embedChunkNodes = 2048
 // parallel, so a whole dataset can be packed into one batch and embedded in
 // one call. Each output row depends only on its own graph, so the result
 // does not depend on the batch composition or on the chunking. Embed only
-// reads the parameters: do not run it concurrently with Adam.Step or
+// reads the parameters: do not run it concurrently with an optimizer's Step or
 // Bound.CommitStats on the same model.
 func (m *GIN) Embed(batch *GraphBatch) ([]float32, error) {
 	emb, _, err := m.forward(batch, false)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/model"
+	"github.com/batchsampler-go/batchsampler/optim"
 	"gorgonia.org/gorgonia"
 )
 
@@ -46,7 +47,15 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	opt := model.NewAdam(0.01, m.Params())
+	// The optimizer (package optim) sees the trainable parameters, in the
+	// order of the gradients b.Grads returns.
+	var params []optim.Param
+	for _, p := range m.Params() {
+		if p.Trainable {
+			params = append(params, optim.Param{Name: p.Name, Value: p.Value.Float32s()})
+		}
+	}
+	opt := optim.NewAdam(params, 0.01)
 
 	// One step: a new graph per step (batches change size).
 	g := gorgonia.NewGraph()

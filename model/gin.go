@@ -14,7 +14,7 @@ import (
 )
 
 // Param is one named parameter or buffer of a model. Value is updated in
-// place by [Adam.Step] (trainable parameters) or [Bound.CommitStats]
+// place by an optimizer (package optim; trainable parameters) or [Bound.CommitStats]
 // (BatchNorm running statistics, which have Trainable = false).
 type Param struct {
 	Name      string
@@ -33,7 +33,7 @@ type GINConfig struct {
 	// batch statistics, in (0, 1]).
 	BNEps, BNMomentum float64
 	// Float64 makes parameters and activations float64 (for gradient
-	// checks). The default is float32; Embed, EmbedProjected and Adam need
+	// checks). The default is float32; Embed, EmbedProjected and the optimizers need
 	// float32.
 	Float64 bool
 }
@@ -419,7 +419,7 @@ func (b *Bound) Learnables() gorgonia.Nodes { return b.learnables() }
 
 // Grads returns, after the machine ran the gradients, one slice per
 // trainable parameter in Params order (copied; float64 models are
-// converted). A parameter the graph does not use gets nil, which Adam.Step
+// converted). A parameter the graph does not use gets nil, which an optimizer's Step
 // skips, as PyTorch skips parameters without a gradient.
 func (b *Bound) Grads() ([][]float32, error) { return b.grads(nil) }
 

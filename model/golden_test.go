@@ -274,7 +274,7 @@ func goldenGIN(t *testing.T, r *golden) {
 			}
 		}
 		if !tc.f64 {
-			if err := NewAdam(1e-3, m.Params()).Step(gs); err != nil {
+			if err := newAdam(1e-3, m.Params()).Step(gs); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -336,7 +336,7 @@ func goldenResNet(t *testing.T, r *golden) {
 		}
 		vm := gorgonia.NewTapeMachine(g)
 		rng := rand.New(rand.NewPCG(77, 1))
-		adam := NewAdam(1e-2, m.Params())
+		adam := newAdam(1e-2, m.Params())
 		var gs [][]float32
 		for step := 0; step < 2; step++ {
 			for _, xv := range xs {
@@ -460,7 +460,7 @@ func goldenText(t *testing.T, r *golden) {
 		}
 		r.grads(tc.name, gs)
 		if !tc.cfg.Float64 {
-			if err := NewAdam(1e-2, m.Params()).Step(gs); err != nil {
+			if err := newAdam(1e-2, m.Params()).Step(gs); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -30,7 +30,7 @@ func TestRealMUTAG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := NewAdam(0.01, m.Params())
+	a := newAdam(0.01, m.Params())
 	trainStep(t, m, a, []*GraphBatch{batch, batch}, linearFused)
 	embs, _, _ := encodeRun(t, m, false, batch)
 	emb, err := m.Embed(batch)

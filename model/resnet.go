@@ -352,7 +352,7 @@ func (b *ResNetBound) Learnables() gorgonia.Nodes { return b.learnables() }
 // Grads copies, after a run, the gradient of every trainable parameter in
 // Params order into dst (grown or reallocated as needed; pass the previous
 // result to reuse its buffers) and returns it. A parameter the graph does
-// not use gets nil, which Adam.Step skips.
+// not use gets nil, which an optimizer's Step skips.
 func (b *ResNetBound) Grads(dst [][]float32) ([][]float32, error) { return b.grads(dst) }
 
 // CommitStats folds the batch statistics of the latest run of every

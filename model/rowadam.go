@@ -11,9 +11,9 @@ import (
 // nonzero in only a few rows per step (the rows of the words of a batch:
 // about a thousand of the 20,000 rows of the STS experiments).
 //
-// With Lazy false it is exactly Adam (the same arithmetic as Adam, so the
-// same result to the bit): every row's moments decay at every step and every
-// row moves, touched or not — Rows×Dim work per step.
+// With Lazy false it is exactly package optim's Adam (the same arithmetic,
+// so the same result to the bit): every row's moments decay at every step
+// and every row moves, touched or not — Rows×Dim work per step.
 //
 // With Lazy true it is the "lazy" sparse Adam of PyTorch's
 // torch.optim.SparseAdam and TensorFlow's LazyAdam: a step reads, decays and

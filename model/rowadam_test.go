@@ -19,7 +19,7 @@ func TestRowAdamDenseEqualsAdam(t *testing.T) {
 		init[i] = float32(rng.NormFloat64())
 	}
 	p := &Param{Name: "table", Value: tensor.New(tensor.WithShape(rows, dim), tensor.WithBacking(slices.Clone(init))), Trainable: true}
-	ref := NewAdam(0.05, []*Param{p})
+	ref := newAdam(0.05, []*Param{p})
 	table := slices.Clone(init)
 	ra, err := NewRowAdam(0.05, rows, dim, false, "table")
 	if err != nil {

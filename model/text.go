@@ -63,7 +63,7 @@ type TextConfig struct {
 	// correction to it. Needs Hidden = EmbDim.
 	Residual bool
 	// Float64 makes parameters and activations float64 (gradient checks).
-	// Embed, EmbedProjected and Adam need float32.
+	// Embed, EmbedProjected and the optimizers need float32.
 	Float64 bool
 }
 
@@ -685,7 +685,7 @@ func (m *TextMLP) TableRows() []int32 { return m.touched }
 // Grads returns, after the machine ran, one gradient per trainable
 // parameter in Params order (copied, float32); nil for a parameter the
 // graph did not use. The slices belong to the model and are overwritten by
-// the next Grads call on any TextBound of it: consume them (Adam.Step)
+// the next Grads call on any TextBound of it: consume them (an optimizer's Step)
 // before the next step.
 func (b *TextBound) Grads() ([][]float32, error) {
 	if b.m.gradBuf == nil {

@@ -60,7 +60,7 @@ func BenchmarkTextStep(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			opt := NewAdam(1e-3, params)
+			opt := newAdam(1e-3, params)
 			rng := rand.New(rand.NewPCG(2, 2))
 			b.ResetTimer()
 			for range b.N {

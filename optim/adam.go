@@ -19,9 +19,7 @@ import (
 // before the same update (again not for NoDecay params).
 //
 // The moments are stored in float32 as in PyTorch; each element's update is
-// computed in float64 and rounded once. Without NoDecay params (which
-// model.Adam does not have), Adam gives the same bits as model.Adam for the
-// same inputs.
+// computed in float64 and rounded once.
 type Adam struct {
 	Beta1, Beta2, Eps, WeightDecay float64
 
@@ -63,7 +61,9 @@ func (a *Adam) Step(grads [][]float32) error {
 		return fmt.Errorf("%s: invalid hyperparameters betas=(%v, %v) eps=%v weight_decay=%v", a.kind, a.Beta1, a.Beta2, a.Eps, a.WeightDecay)
 	}
 	a.t++
-	// The arithmetic below is model.Adam's, operation for operation.
+	// The arithmetic below is model.RowAdam's (without Lazy), operation for
+	// operation: the two give the same bits (model's TestRowAdamDenseEqualsAdam),
+	// and the golden records pin its order.
 	b1, b2, eps := a.Beta1, a.Beta2, a.Eps
 	bc1 := 1 - math.Pow(b1, float64(a.t))
 	bc2 := 1 - math.Pow(b2, float64(a.t))

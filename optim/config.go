@@ -112,7 +112,7 @@ func (c Config) Validate(key string) []error {
 		}
 	case WarmupCosine:
 	default:
-		add("schedule.kind", "%q is not allowed; allowed values: %s, %s", s.Kind, Constant, WarmupCosine)
+		add("schedule.kind", "%q is not allowed; allowed values: %s", s.Kind, strings.Join(ScheduleKinds, ", "))
 	}
 	if s.WarmupSteps < 0 {
 		add("schedule.warmup_steps", "must be >= 0, got %d", s.WarmupSteps)

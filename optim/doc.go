@@ -19,7 +19,7 @@
 // A nil gradient slice skips its parameter for that step: its value and
 // optimizer state stay as they are. The step count is shared by all
 // parameters and still advances, so Adam's bias corrections of a parameter
-// skipped at some steps use the global count, as model.Adam does (PyTorch
+// skipped at some steps use the global count (PyTorch
 // keeps a count per parameter instead; the two agree while no gradient is
 // skipped). A Step that returns an error changes
 // nothing. MarshalBinary and UnmarshalBinary save and restore the whole
@@ -34,7 +34,7 @@
 // decay (each element's update is computed in float64 and rounded once to
 // float32; the buffers are float32, as in PyTorch):
 //
-// Adam (torch.optim.Adam, bit-identical to model.Adam), step t from 1:
+// Adam (torch.optim.Adam), step t from 1:
 //
 //	g ← g + λ·p;  m ← β₁m + (1−β₁)g;  v ← β₂v + (1−β₂)g²
 //	p ← p − η/(1−β₁ᵗ) · m/(√v/√(1−β₂ᵗ) + ε)

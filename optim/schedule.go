@@ -11,6 +11,10 @@ const (
 	WarmupCosine = "warmup_cosine"
 )
 
+// ScheduleKinds are the schedule kinds ScheduleConfig accepts (the empty
+// kind is Constant).
+var ScheduleKinds = []string{Constant, WarmupCosine}
+
 // Schedule is a learning-rate schedule: the multiplier of the base
 // learning rate at each step.
 type Schedule struct {

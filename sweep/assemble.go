@@ -1,15 +1,14 @@
 package sweep
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/batchsampler-go/batchsampler/table"
+	"github.com/batchsampler-go/batchsampler/cellrun"
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -29,7 +28,7 @@ type Result struct {
 	Points    []CellResult `json:"points"`
 	// Summary: Sets are the command line's overrides, applied to every
 	// cell; a sweep skips nothing.
-	table.Summary
+	cellrun.Summary
 }
 
 // CellResult is one cell of the sweep: a point, or a baseline.
@@ -69,7 +68,7 @@ type Entry struct {
 	SameAsBaseline bool `json:"same_as_baseline,omitempty"`
 	// Paper is the paper's number for the setting (PaperNumber), and
 	// PaperTable the setting its table varies (M, α, t or B).
-	Paper      *table.Reported `json:"paper,omitempty"`
+	Paper      *paper.Reported `json:"paper,omitempty"`
 	PaperTable string          `json:"paper_table,omitempty"`
 	// TrainSeconds and EvalSeconds are means per run.
 	TrainSeconds float64 `json:"train_seconds"`
@@ -77,11 +76,11 @@ type Entry struct {
 }
 
 // Assemble builds the result from the cells' statuses, in the order of
-// p.Cells (RunCells or ReadCells).
-func Assemble(p *Plan, sts []table.CellStatus, wall time.Duration) *Result {
+// p.Cells (cellrun.Run or cellrun.Read).
+func Assemble(p *Plan, sts []cellrun.Status, wall time.Duration) *Result {
 	r := &Result{Name: p.Config.Name, Mode: p.Mode, Baseline: p.Baseline, Swept: p.Swept, Dataset: p.Config.Data.Name,
-		Seeds: p.Config.Seeds, Axes: p.Axes, Summary: table.NewSummary(nil, p.Sets, wall)}
-	byDir := map[string]table.CellStatus{}
+		Seeds: p.Config.Seeds, Axes: p.Axes, Summary: cellrun.NewSummary(nil, p.Sets, wall)}
+	byDir := map[string]cellrun.Status{}
 	for _, st := range sts {
 		byDir[st.Dir] = st
 	}
@@ -128,7 +127,7 @@ func Assemble(p *Plan, sts []table.CellStatus, wall time.Duration) *Result {
 }
 
 // cell reads one cell's status into a CellResult (and its results).
-func (r *Result) cell(byDir map[string]table.CellStatus, c table.Cell, sets []string) (CellResult, *train.Results) {
+func (r *Result) cell(byDir map[string]cellrun.Status, c cellrun.Cell, sets []string) (CellResult, *train.Results) {
 	cr := CellResult{Dir: c.Dir, Sets: sets}
 	st, ok := byDir[c.Dir]
 	if !ok || st.Results == nil {
@@ -264,18 +263,18 @@ func (r *Result) Markdown() string {
 		if c.Err != "" {
 			return "–"
 		}
-		return table.Minutes(c.ComputeSeconds)
+		return cellrun.Minutes(c.ComputeSeconds)
 	})
 	var bc []string
 	for _, c := range r.Baselines {
 		if c.Err == "" {
-			bc = append(bc, fmt.Sprintf("%s %s", c.Dir, table.Minutes(c.ComputeSeconds)))
+			bc = append(bc, fmt.Sprintf("%s %s", c.Dir, cellrun.Minutes(c.ComputeSeconds)))
 		}
 	}
 	if len(bc) > 0 {
 		fmt.Fprintf(&b, "\nBaseline cells: %s.\n", strings.Join(bc, "; "))
 	}
-	fmt.Fprintf(&b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", table.Minutes(r.ComputeSeconds), r.Provenance.GOMAXPROCS, table.Minutes(r.WallSeconds))
+	fmt.Fprintf(&b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", cellrun.Minutes(r.ComputeSeconds), r.Provenance.GOMAXPROCS, cellrun.Minutes(r.WallSeconds))
 	if len(r.Sets) > 0 {
 		fmt.Fprintf(&b, "\nOverrides applied to every cell: `%s`.\n", strings.Join(r.Sets, "` `"))
 	}
@@ -382,11 +381,7 @@ func cellText(c *CellResult, sampler string) string {
 	s := fmt.Sprintf("%.2f±%.2f%s", e.Mean, e.Std, paper)
 	switch p := e.Paired; {
 	case p != nil && !math.IsNaN(p.P):
-		d := fmt.Sprintf("%+.2f, p %s", p.MeanDiff, table.PText(p.P))
-		if p.P < 0.05 {
-			d = "**" + d + "**"
-		}
-		s += " " + d
+		s += " " + cellrun.PairedText("", p)
 	case e.SameAsBaseline:
 		s += " = baseline"
 	}
@@ -395,12 +390,5 @@ func cellText(c *CellResult, sampler string) string {
 
 // Write writes r to dir as sweep.json and sweep.md.
 func (r *Result) Write(dir string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("sweep.json: %w", err)
-	}
-	if err := table.WriteAtomic(filepath.Join(dir, "sweep.json"), append(b, '\n')); err != nil {
-		return err
-	}
-	return table.WriteAtomic(filepath.Join(dir, "sweep.md"), []byte(r.Markdown()))
+	return cellrun.WriteReport(dir, "sweep", r, r.Markdown())
 }

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/sampler"
-	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -15,7 +15,7 @@ import (
 // accuracy % under the SVM protocol), as printed in
 // /work/shared/paper/batchsampler-kdd23.tex; each varies one setting with
 // the others at the appendix's settings of the dataset
-// (table.PaperGraphSettings: IMDB-B M=500, t=25, B=256; COLLAB M=1000,
+// (paper.GraphAppendix: IMDB-B M=500, t=25, B=256; COLLAB M=1000,
 // t=50, B=128; α 0.2→0.05, K=100), which every table's default column
 // repeats (IMDB-B 71.90, COLLAB 71.48).
 var (
@@ -52,15 +52,15 @@ var (
 )
 
 // paperAt is the cell of a paper row at the column holding v.
-func paperAt[T comparable](row string, columns []T, v T) (table.Reported, bool) {
+func paperAt[T comparable](row string, columns []T, v T) (paper.Reported, bool) {
 	cells := strings.Fields(row)
 	for i, c := range columns {
 		if c == v && i < len(cells) {
-			r, err := table.ParseReported(cells[i])
+			r, err := paper.ParseReported(cells[i])
 			return r, err == nil
 		}
 	}
-	return table.Reported{}, false
+	return paper.Reported{}, false
 }
 
 // alphaKey writes a restart-probability schedule as the paper's columns
@@ -87,14 +87,14 @@ func alphaKey(a sampler.AlphaSchedule) string {
 // candidate draw qualifies: the text's (without replacement) or the
 // published code's (candidates: with_replacement), which is how the
 // paper's M table can vary M beyond N; the four published switches do not.
-func PaperNumber(cfg *train.Config, s sampler.Spec) (table.Reported, string, bool) {
+func PaperNumber(cfg *train.Config, s sampler.Spec) (paper.Reported, string, bool) {
 	d := cfg.Data.Name
-	set, ok := table.PaperGraphSettings[d]
+	set, ok := paper.GraphAppendix[d]
 	if !ok || cfg.Modality != "graph" || cfg.Method != "graphcl" || cfg.Loss.Kind != "infonce" || s.Kind != sampler.KindBatchSampler || s.Published ||
 		!in(s.Walk, "", sampler.WalkRWR) || !in(s.Graph, "", sampler.GraphProximity) || !in(s.Epoch, "", sampler.EpochFixed) ||
 		!in(s.Warmup, "", sampler.WarmupNone) || !in(s.Embedding, "", sampler.EmbedProjection) ||
 		s.K != set.K || cfg.Train.Epochs != set.Epochs {
-		return table.Reported{}, "", false
+		return paper.Reported{}, "", false
 	}
 	m, alpha, t, b := s.M == set.M, alphaKey(s.Alpha) == "0.2~0.05", s.RefreshEvery == set.RefreshEvery, cfg.Train.BatchSize == set.BatchSize
 	switch {
@@ -111,7 +111,7 @@ func PaperNumber(cfg *train.Config, s sampler.Spec) (table.Reported, string, boo
 		r, ok := paperAt(paperB[d], paperBValues, cfg.Train.BatchSize)
 		return r, "B", ok
 	}
-	return table.Reported{}, "", false
+	return paper.Reported{}, "", false
 }
 
 // in reports whether v is one of allowed.

@@ -9,7 +9,7 @@
 // samplers only. Each cell is an ordinary experiment: the same seeds give
 // the baseline's runs and every point's runs the same initialisation and
 // the same evaluation folds, so a point and the baseline are paired seed
-// by seed. Run runs the cells with table.RunCells (resumable: a finished
+// by seed. Run runs the cells with cellrun.Run (resumable: a finished
 // cell is read, an interrupted one resumes from its checkpoints, a cell
 // whose directory holds another config is refused unless asked to rerun
 // it) and writes sweep.md and sweep.json in the paper's layout: for two
@@ -31,8 +31,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/internal/yamlcfg"
-	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -69,11 +69,11 @@ type Axis struct {
 	Shared bool `json:"shared,omitempty"`
 }
 
-// Cell is one run directory of the sweep: a table.Cell (Dataset is the
+// Cell is one run directory of the sweep: a cellrun.Cell (Dataset is the
 // sweep's name, Block the point's, Dir relative to the sweep's directory)
 // and the overrides that made it from the base config.
 type Cell struct {
-	table.Cell
+	cellrun.Cell
 	Sets []string
 }
 
@@ -95,8 +95,8 @@ type Point struct {
 
 // Cells lists the plan's cells in the order they run: the baselines, then
 // the points.
-func (p *Plan) Cells() []table.Cell {
-	var out []table.Cell
+func (p *Plan) Cells() []cellrun.Cell {
+	var out []cellrun.Cell
 	for _, b := range p.Baselines {
 		out = append(out, b.Cell)
 	}
@@ -381,7 +381,7 @@ func (p *Plan) expandPoint(src []byte, name string, a assignment, bi int) (Point
 	if err := cfg.Validate(); err != nil {
 		return Point{}, fmt.Errorf("%s: point %s: %w", name, a.name, err)
 	}
-	c := Cell{Cell: table.Cell{Dataset: p.Config.Name, Block: a.name, Config: cfg, Dir: filepath.Join("points", a.dir)}, Sets: sets[len(p.Sets):]}
+	c := Cell{Cell: cellrun.Cell{Dataset: p.Config.Name, Block: a.name, Config: cfg, Dir: filepath.Join("points", a.dir)}, Sets: sets[len(p.Sets):]}
 	return Point{Name: a.name, Labels: a.labels, Index: a.index, Cell: c}, nil
 }
 
@@ -408,7 +408,7 @@ func (p *Plan) expandBaseline(src []byte, name string, shared, labels []string, 
 		block += " " + strings.Join(labels, " ")
 		cfg.Name += " " + strings.Join(labels, " ")
 	}
-	return Cell{Cell: table.Cell{Dataset: p.Config.Name, Block: block, Config: cfg, Dir: dir}, Sets: shared}, nil
+	return Cell{Cell: cellrun.Cell{Dataset: p.Config.Name, Block: block, Config: cfg, Dir: dir}, Sets: shared}, nil
 }
 
 // parseCell parses the config with a point's overrides and names, on an

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/batchsampler-go/batchsampler/table"
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -27,13 +27,13 @@ type RunOptions struct {
 	// Log reports each cell's start, skip or failure (nil: quiet).
 	Log func(msg string)
 	// ObserverFor makes the observer of a cell's runs (nil: none).
-	ObserverFor func(table.Cell) train.Observer
+	ObserverFor func(cellrun.Cell) train.Observer
 	// Parallel is the number of a cell's runs that go at once
 	// (train.Options.Parallel). Results do not depend on it.
 	Parallel int
 }
 
-// Run runs the plan's cells in opt.Dir, one after another (table.RunCells:
+// Run runs the plan's cells in opt.Dir, one after another (cellrun.Run:
 // a finished cell is read, an interrupted one resumes), then writes
 // sweep.md and sweep.json. A cell that fails is listed in them and the
 // others go on; a cancelled ctx stops the sweep with train.ErrInterrupted
@@ -50,9 +50,9 @@ func Run(ctx context.Context, p *Plan, opt RunOptions) (*Result, error) {
 	if err := writeBase(p, opt.Dir); err != nil {
 		return nil, err
 	}
-	sts, err := table.RunCells(ctx, cells, table.RunOptions{Dir: opt.Dir, Log: opt.Log, ObserverFor: opt.ObserverFor, Parallel: opt.Parallel})
+	sts, err := cellrun.Run(ctx, cells, cellrun.Options{Dir: opt.Dir, Log: opt.Log, ObserverFor: opt.ObserverFor, Parallel: opt.Parallel})
 	if err != nil {
-		sts = append(sts, table.ReadCells(cells[len(sts):], opt.Dir)...)
+		sts = append(sts, cellrun.Read(cells[len(sts):], opt.Dir)...)
 	}
 	r := Assemble(p, sts, time.Since(start))
 	if werr := r.Write(opt.Dir); werr != nil {
@@ -65,14 +65,14 @@ func Run(ctx context.Context, p *Plan, opt RunOptions) (*Result, error) {
 }
 
 // RunShard runs task shard of an array job over the sweep's cells (the
-// cells k with k mod N = I, table.Shard) in opt.Dir and writes no
+// cells k with k mod N = I, cellrun.Shard) in opt.Dir and writes no
 // sweep.md: Read (cmd/train -assemble) assembles it once every task is
-// done. Many tasks may share opt.Dir: table.RunCells runs each cell under
+// done. Many tasks may share opt.Dir: cellrun.Run runs each cell under
 // its lock and skips a cell another process holds (Busy); a task that
 // crashed leaves its lock free, so resubmitted it takes its cells over
 // and resumes them. -rerun (opt.Rerun) moves aside only the shard's own
 // changed cells.
-func RunShard(ctx context.Context, p *Plan, shard table.Shard, opt RunOptions) ([]table.CellStatus, error) {
+func RunShard(ctx context.Context, p *Plan, shard cellrun.Shard, opt RunOptions) ([]cellrun.Status, error) {
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
@@ -83,21 +83,21 @@ func RunShard(ctx context.Context, p *Plan, shard table.Shard, opt RunOptions) (
 	if err := writeBase(p, opt.Dir); err != nil {
 		return nil, err
 	}
-	return table.RunCells(ctx, cells, table.RunOptions{Dir: opt.Dir, Log: opt.Log, ObserverFor: opt.ObserverFor, Parallel: opt.Parallel})
+	return cellrun.Run(ctx, cells, cellrun.Options{Dir: opt.Dir, Log: opt.Log, ObserverFor: opt.ObserverFor, Parallel: opt.Parallel})
 }
 
 // Read assembles the cells finished so far in dir without running
 // anything.
 func Read(p *Plan, dir string) *Result {
-	return Assemble(p, table.ReadCells(p.Cells(), dir), 0)
+	return Assemble(p, cellrun.Read(p.Cells(), dir), 0)
 }
 
 // checkChanged finds the cells whose directory holds a run of another
 // config: an error listing them, or with opt.Rerun, moves them aside.
-func checkChanged(p *Plan, cells []table.Cell, opt RunOptions) error {
+func checkChanged(p *Plan, cells []cellrun.Cell, opt RunOptions) error {
 	var changed []string
-	for _, st := range table.ReadCells(cells, opt.Dir) {
-		if errors.Is(st.Err, table.ErrConfigChanged) {
+	for _, st := range cellrun.Read(cells, opt.Dir) {
+		if errors.Is(st.Err, cellrun.ErrConfigChanged) {
 			changed = append(changed, st.Dir)
 		}
 	}
@@ -106,7 +106,7 @@ func checkChanged(p *Plan, cells []table.Cell, opt RunOptions) error {
 	}
 	if !opt.Rerun {
 		return fmt.Errorf("sweep %s: %d cell(s) of %s hold runs of another config than the plan's: %s (the config or -set changed); give -rerun to move them aside and run them again, or another -out: %w",
-			p.Config.Name, len(changed), opt.Dir, strings.Join(changed, ", "), table.ErrConfigChanged)
+			p.Config.Name, len(changed), opt.Dir, strings.Join(changed, ", "), cellrun.ErrConfigChanged)
 	}
 	stamp := time.Now().Format("20060102-150405")
 	for _, c := range changed {
@@ -130,7 +130,7 @@ func writeBase(p *Plan, dir string) error {
 	if err := train.WriteConfig(&b, &cfg); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	return table.WriteAtomic(filepath.Join(dir, "sweep.yaml"), b.Bytes())
+	return cellrun.WriteAtomic(filepath.Join(dir, "sweep.yaml"), b.Bytes())
 }
 
 // PrintPlan writes the plan's cells as a markdown table, with the state
@@ -149,7 +149,7 @@ func PrintPlan(w io.Writer, p *Plan, dir string) {
 	fmt.Fprintf(w, "), baseline %s, swept %s, seeds %v, in %s\n\n", p.Baseline, strings.Join(p.Swept, ", "), p.Config.Seeds, dir)
 	fmt.Fprintln(w, "| # | cell | directory | samplers | overrides | runs | state |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-	sts := table.ReadCells(p.Cells(), dir)
+	sts := cellrun.Read(p.Cells(), dir)
 	var doneRuns, leftRuns int
 	var doneSeconds float64
 	sets := map[string][]string{}
@@ -173,7 +173,7 @@ func PrintPlan(w io.Writer, p *Plan, dir string) {
 			for _, r := range st.Results.Results {
 				doneSeconds += float64(len(r.PerSeed)) * (r.TrainSeconds + r.EvalSeconds)
 			}
-		case errors.Is(st.Err, table.ErrConfigChanged):
+		case errors.Is(st.Err, cellrun.ErrConfigChanged):
 			state = "holds another config (-rerun)"
 			leftRuns += runs
 		default:
@@ -190,7 +190,7 @@ func PrintPlan(w io.Writer, p *Plan, dir string) {
 	}
 	fmt.Fprintf(w, "\n%d cells, %d runs (sampler × seed): %d finished, %d to run.", len(sts), p.Runs(), doneRuns, leftRuns)
 	if doneRuns > 0 && leftRuns > 0 {
-		fmt.Fprintf(w, " At the finished cells' %.1f s per run, the rest takes about %s.", doneSeconds/float64(doneRuns), table.Minutes(doneSeconds/float64(doneRuns)*float64(leftRuns)))
+		fmt.Fprintf(w, " At the finished cells' %.1f s per run, the rest takes about %s.", doneSeconds/float64(doneRuns), cellrun.Minutes(doneSeconds/float64(doneRuns)*float64(leftRuns)))
 	}
 	fmt.Fprintln(w)
 }

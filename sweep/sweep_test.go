@@ -12,8 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/eval"
-	"github.com/batchsampler-go/batchsampler/table"
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -280,7 +281,7 @@ func TestRunResumeAndPairing(t *testing.T) {
 	var log []string
 	var cells atomic.Int32
 	opt := RunOptions{Dir: dir, Log: func(m string) { log = append(log, m) },
-		ObserverFor: func(c table.Cell) train.Observer {
+		ObserverFor: func(c cellrun.Cell) train.Observer {
 			n := cells.Add(1)
 			return train.Observer{Step: func(s train.StepInfo) {
 				if n == 2 && s.Step == 3 {
@@ -333,7 +334,7 @@ func TestRunResumeAndPairing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), changed, RunOptions{Dir: dir}); !errors.Is(err, table.ErrConfigChanged) || !strings.Contains(err.Error(), "points/m20") || !strings.Contains(err.Error(), "-rerun") {
+	if _, err := Run(context.Background(), changed, RunOptions{Dir: dir}); !errors.Is(err, cellrun.ErrConfigChanged) || !strings.Contains(err.Error(), "points/m20") || !strings.Contains(err.Error(), "-rerun") {
 		t.Fatalf("changed point: %v", err)
 	}
 	log = nil
@@ -351,10 +352,10 @@ func TestRunResumeAndPairing(t *testing.T) {
 }
 
 // fakeStatus is a finished cell whose one sampler scored scores on seeds.
-func fakeStatus(c table.Cell, sampler string, seeds []uint64, scores []float64) table.CellStatus {
+func fakeStatus(c cellrun.Cell, sampler string, seeds []uint64, scores []float64) cellrun.Status {
 	mean, std := eval.MeanStd(scores)
 	e := train.ResultEntry{Sampler: sampler, Metric: "svm_accuracy", Seeds: seeds, PerSeed: scores, Mean: mean, Std: std, TrainSeconds: 20, EvalSeconds: 4}
-	return table.CellStatus{Cell: c, Results: &train.Results{Results: []train.ResultEntry{e}, Provenance: &train.Provenance{Commit: "abc"}}}
+	return cellrun.Status{Cell: c, Results: &train.Results{Results: []train.ResultEntry{e}, Provenance: &train.Provenance{Commit: "abc"}}}
 }
 
 // The assembled sweep pairs every point with the baseline by seed (the
@@ -389,11 +390,11 @@ sweep:
 	seeds := []uint64{0, 1, 2}
 	base := []float64{70, 71, 72}
 	points := [][]float64{{71, 71.5, 73}, {72, 72, 72}, {70, 71, 72}, {69, 70.5, 71}}
-	sts := []table.CellStatus{fakeStatus(p.Baselines[0].Cell, "uniform", []uint64{2, 0, 1}, []float64{72, 70, 71})}
+	sts := []cellrun.Status{fakeStatus(p.Baselines[0].Cell, "uniform", []uint64{2, 0, 1}, []float64{72, 70, 71})}
 	for i, pt := range p.Points {
 		sts = append(sts, fakeStatus(pt.Cell.Cell, "batchsampler", seeds, points[i]))
 	}
-	sts[4] = table.CellStatus{Cell: p.Points[3].Cell.Cell, Err: errors.New("boom")}
+	sts[4] = cellrun.Status{Cell: p.Points[3].Cell.Cell, Err: errors.New("boom")}
 	r := Assemble(p, sts, 0)
 	md := r.Markdown()
 	tt, pv, err := eval.PairedTTest(points[0], base)
@@ -409,7 +410,7 @@ sweep:
 	}
 	for _, want := range []string{
 		"| m \\ alpha | 0.1 | 0.2→0.05 |",
-		fmt.Sprintf("| 500 | 71.83±0.85 [71.26±0.29] **+0.83, p %s** | 72.00±0.00 [71.90±0.46] +1.00, p %s |", table.PText(pv), table.PText(pv1)),
+		fmt.Sprintf("| 500 | 71.83±0.85 [71.26±0.29] **+0.83, p %s** | 72.00±0.00 [71.90±0.46] +1.00, p %s |", cellrun.PText(pv), cellrun.PText(pv1)),
 		"| 1000 | 71.00±0.82 = baseline | – |",
 		"Baseline uniform: 71.00±0.82 (baseline).",
 		"| 500 | 1.2 min | 1.2 min |",
@@ -445,7 +446,7 @@ func TestPaperTables(t *testing.T) {
 			t.Errorf("%s: %d cells", name, len(cells))
 		}
 		for _, c := range cells {
-			if _, err := table.ParseReported(c); err != nil {
+			if _, err := paper.ParseReported(c); err != nil {
 				t.Errorf("%s: %q: %v", name, c, err)
 			}
 		}
@@ -535,7 +536,7 @@ func TestRunShards(t *testing.T) {
 	var log []string
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
-	for i, s := range []table.Shard{{I: 0, N: 2}, {I: 1, N: 2}, {I: 0, N: 2}, {I: 1, N: 2}} {
+	for i, s := range []cellrun.Shard{{I: 0, N: 2}, {I: 1, N: 2}, {I: 0, N: 2}, {I: 1, N: 2}} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

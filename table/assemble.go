@@ -1,16 +1,14 @@
 package table
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/batchsampler-go/batchsampler/internal/tempfile"
+	"github.com/batchsampler-go/batchsampler/cellrun"
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -25,7 +23,7 @@ type Entry struct {
 	Mean    float64   `json:"mean"`
 	Std     float64   `json:"std"`
 	// Paper is the paper's number (nil where it reports none).
-	Paper *Reported `json:"paper,omitempty"`
+	Paper *paper.Reported `json:"paper,omitempty"`
 	// Paired compares the row with the block's Uniform row over the same
 	// seeds (nil for the Uniform row itself).
 	Paired *train.Paired `json:"paired_vs_uniform,omitempty"`
@@ -46,36 +44,12 @@ type GraphTable struct {
 	Datasets []string `json:"datasets"`
 	Blocks   []string `json:"blocks"`
 	Entries  []Entry  `json:"entries"`
-	Summary
+	cellrun.Summary
 }
 
-// Summary is what every assembled grid (the graph and text tables, a
-// sweep) records besides its cells; its fields are inlined in the JSON.
-type Summary struct {
-	// Failed lists the cells without results and why.
-	Failed []string `json:"failed,omitempty"`
-	// Skipped lists what the plan left out and why (datasets, tasks).
-	Skipped []string `json:"skipped,omitempty"`
-	// Sets are the overrides applied to every cell.
-	Sets []string `json:"sets,omitempty"`
-	// ComputeSeconds sums training and evaluation over every finished
-	// run: the grid's cost on this machine, whichever processes ran it.
-	ComputeSeconds float64 `json:"compute_seconds"`
-	// WallSeconds is the time of the process that assembled the grid
-	// (cells finished earlier cost it nothing).
-	WallSeconds float64          `json:"wall_seconds"`
-	Provenance  train.Provenance `json:"provenance"`
-}
-
-// NewSummary starts the Summary of a grid assembled by this process after
-// wall, with the plan's skipped items and the overrides sets.
-func NewSummary(skipped, sets []string, wall time.Duration) Summary {
-	return Summary{Skipped: skipped, Sets: sets, WallSeconds: wall.Seconds(), Provenance: train.CurrentProvenance()}
-}
-
-// AssembleGraphs builds the table from the cells' statuses (RunCells).
-func AssembleGraphs(sts []CellStatus, plan *Plan, sets []string, wall time.Duration) *GraphTable {
-	t := &GraphTable{Summary: NewSummary(plan.Skipped, sets, wall)}
+// AssembleGraphs builds the table from the cells' statuses (cellrun.Run).
+func AssembleGraphs(sts []cellrun.Status, plan *Plan, sets []string, wall time.Duration) *GraphTable {
+	t := &GraphTable{Summary: cellrun.NewSummary(plan.Skipped, sets, wall)}
 	t.collect(sts, PaperGraph)
 	// Columns in the paper's order, then the others as planned.
 	slices.SortStableFunc(t.Datasets, func(a, b string) int { return paperIndex(a) - paperIndex(b) })
@@ -85,7 +59,7 @@ func AssembleGraphs(sts []CellStatus, plan *Plan, sets []string, wall time.Durat
 // collect adds the entries of every finished cell of sts to t, each with
 // the paper's number (paper) and its paired comparison with the block's
 // Uniform row; a cell without results is listed in t.Failed.
-func (t *GraphTable) collect(sts []CellStatus, paper func(block, sampler, dataset string) (Reported, bool)) {
+func (t *GraphTable) collect(sts []cellrun.Status, paper func(block, sampler, dataset string) (paper.Reported, bool)) {
 	for _, st := range sts {
 		if !slices.Contains(t.Datasets, st.Dataset) {
 			t.Datasets = append(t.Datasets, st.Dataset)
@@ -134,10 +108,10 @@ func (t *GraphTable) collect(sts []CellStatus, paper func(block, sampler, datase
 
 // paperIndex is a dataset's column in the paper (7 for the others).
 func paperIndex(d string) int {
-	if i := slices.Index(PaperGraphDatasets, d); i >= 0 {
+	if i := slices.Index(paper.GraphDatasets, d); i >= 0 {
 		return i
 	}
-	return len(PaperGraphDatasets)
+	return len(paper.GraphDatasets)
 }
 
 // entry finds a cell of t.
@@ -157,7 +131,7 @@ func (t *GraphTable) entry(block, sampler, dataset string) *Entry {
 type gridLayout struct {
 	heading, intro string
 	blockTitle     map[string]string
-	paper          func(block, sampler, dataset string) (Reported, bool)
+	paper          func(block, sampler, dataset string) (paper.Reported, bool)
 	columnTitle    func(dataset string) string
 }
 
@@ -235,11 +209,11 @@ func (t *GraphTable) markdownCost(b *strings.Builder, l gridLayout) {
 				b.WriteString(" – |")
 				continue
 			}
-			fmt.Fprintf(b, " %s (train %s, eval %s) |", Minutes(train+ev), Minutes(train), Minutes(ev))
+			fmt.Fprintf(b, " %s (train %s, eval %s) |", cellrun.Minutes(train+ev), cellrun.Minutes(train), cellrun.Minutes(ev))
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", Minutes(t.ComputeSeconds), t.Provenance.GOMAXPROCS, Minutes(t.WallSeconds))
+	fmt.Fprintf(b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", cellrun.Minutes(t.ComputeSeconds), t.Provenance.GOMAXPROCS, cellrun.Minutes(t.WallSeconds))
 }
 
 // markdownTail writes the overrides, the failed and skipped cells and
@@ -281,7 +255,7 @@ func (t *GraphTable) header(b *strings.Builder, l gridLayout) {
 }
 
 // cellText is one cell of the accuracy table.
-func (t *GraphTable) cellText(blk, smp, d string, paperOf func(block, sampler, dataset string) (Reported, bool)) string {
+func (t *GraphTable) cellText(blk, smp, d string, paperOf func(block, sampler, dataset string) (paper.Reported, bool)) string {
 	e := t.entry(blk, smp, d)
 	paper := "–"
 	if p, ok := paperOf(blk, smp, d); ok {
@@ -292,69 +266,12 @@ func (t *GraphTable) cellText(blk, smp, d string, paperOf func(block, sampler, d
 	}
 	s := fmt.Sprintf("%.2f±%.2f [%s]", e.Mean, e.Std, paper)
 	if c := e.Paired; c != nil && !math.IsNaN(c.P) {
-		diff := fmt.Sprintf("%+.2f, p %s", c.MeanDiff, PText(c.P))
-		if c.P < 0.05 {
-			diff = "**" + diff + "**"
-		}
-		s += " " + diff
+		s += " " + cellrun.PairedText("", c)
 	}
 	return s
 }
 
-// PText formats a p-value with two significant digits where it is small
-// (0.31, 0.049, 0.0012, < 0.0001).
-func PText(p float64) string {
-	switch {
-	case p < 1e-4:
-		return "< 0.0001"
-	case p < 0.05:
-		return fmt.Sprintf("%.2g", p)
-	}
-	return fmt.Sprintf("%.2f", p)
-}
-
-// Minutes formats seconds as "12.3 min" (or "45 s" below a minute).
-func Minutes(s float64) string {
-	if s < 60 {
-		return fmt.Sprintf("%.0f s", s)
-	}
-	return fmt.Sprintf("%.1f min", s/60)
-}
-
 // Write writes t to dir as table.json and table.md.
 func (t *GraphTable) Write(dir string) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
-		return err
-	}
-	return WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
-}
-
-// WriteAtomic writes a file through a temporary file and a rename, so an
-// interrupted write leaves the old file. The temporary file has a name of
-// its own (internal/tempfile), so processes writing the same path at once
-// (shards of one table or sweep) do not write into each other's.
-func WriteAtomic(path string, b []byte) error {
-	f, err := tempfile.Create(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return cellrun.WriteReport(dir, "table", t, t.Markdown())
 }

@@ -10,18 +10,15 @@ import (
 	"strings"
 
 	"github.com/batchsampler-go/batchsampler/data"
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
-// GraphSettings are one dataset's settings in the paper's graph table
-// (appendix, "Hyperparameter settings for graph-level representation
-// learning"): batch size B, epochs, the refresh interval t of the samplers'
-// graphs, BatchSampler's M candidates and K neighbours.
+// GraphSettings are one dataset's settings in the graph table: those of
+// the paper's appendix (paper.GraphSettings: B, epochs, t, M and K) and two
+// caps of MVGRL's cost.
 type GraphSettings struct {
-	BatchSize    int
-	Epochs       int
-	RefreshEvery int
-	M, K         int
+	paper.GraphSettings
 	// DiffusionTopK caps the entries per row of MVGRL's diffusion view
 	// (model.diffusion.top_k; 0: no cap). Not in the paper: a cost bound
 	// for datasets of large or dense graphs (see MVGRLConfig).
@@ -39,20 +36,25 @@ type GraphSettings struct {
 // them uncapped, 0.22 GB capped (65 columns).
 const DefaultMVGRLMaxDegree = 64
 
-// PaperGraphSettings holds the appendix's settings of the seven datasets
-// of the paper's graph table, by TU name.
-var PaperGraphSettings = map[string]GraphSettings{
-	"IMDB-BINARY":   {BatchSize: 256, Epochs: 100, RefreshEvery: 25, M: 500, K: 100},
-	"IMDB-MULTI":    {BatchSize: 128, Epochs: 50, RefreshEvery: 25, M: 500, K: 100},
-	"COLLAB":        {BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 1000, K: 100, DiffusionTopK: DefaultDiffusionTopK},
-	"REDDIT-BINARY": {BatchSize: 128, Epochs: 50, RefreshEvery: 50, M: 500, K: 100, DiffusionTopK: DefaultDiffusionTopK, MVGRLMaxDegree: DefaultMVGRLMaxDegree},
-	"PROTEINS":      {BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 500, K: 100, DiffusionTopK: DefaultDiffusionTopK},
-	"MUTAG":         {BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 100, K: 50},
-	"NCI1":          {BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 1000, K: 100},
-}
+// PaperGraphSettings holds the settings of the seven datasets of the
+// paper's graph table, by TU name: the appendix's (paper.GraphAppendix),
+// with the caps of MVGRL's cost on those of large or dense graphs.
+var PaperGraphSettings = withCaps(paper.GraphAppendix, map[string]GraphSettings{
+	"COLLAB":        {DiffusionTopK: DefaultDiffusionTopK},
+	"REDDIT-BINARY": {DiffusionTopK: DefaultDiffusionTopK, MVGRLMaxDegree: DefaultMVGRLMaxDegree},
+	"PROTEINS":      {DiffusionTopK: DefaultDiffusionTopK},
+})
 
-// PaperGraphDatasets is the column order of the paper's graph table.
-var PaperGraphDatasets = []string{"IMDB-BINARY", "IMDB-MULTI", "COLLAB", "REDDIT-BINARY", "PROTEINS", "MUTAG", "NCI1"}
+// withCaps is the appendix's settings with the caps of caps by dataset.
+func withCaps(appendix map[string]paper.GraphSettings, caps map[string]GraphSettings) map[string]GraphSettings {
+	out := make(map[string]GraphSettings, len(appendix))
+	for name, s := range appendix {
+		c := caps[name]
+		c.GraphSettings = s
+		out[name] = c
+	}
+	return out
+}
 
 // DefaultDiffusionTopK is the cap on the entries per row of MVGRL's
 // diffusion view for datasets with graphs of more than a few hundred nodes
@@ -62,7 +64,8 @@ const DefaultDiffusionTopK = 64
 // DefaultGraphSettings are the settings of a TU dataset the paper does not
 // name: the appendix's most common column (B = 128, 20 epochs, t = 50,
 // M = 500, K = 100), the capped diffusion and capped degree features.
-var DefaultGraphSettings = GraphSettings{BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 500, K: 100, DiffusionTopK: DefaultDiffusionTopK, MVGRLMaxDegree: DefaultMVGRLMaxDegree}
+var DefaultGraphSettings = GraphSettings{GraphSettings: paper.GraphSettings{BatchSize: 128, Epochs: 20, RefreshEvery: 50, M: 500, K: 100},
+	DiffusionTopK: DefaultDiffusionTopK, MVGRLMaxDegree: DefaultMVGRLMaxDegree}
 
 // SettingsFor returns the settings of the named dataset and whether they
 // are the paper's (false: DefaultGraphSettings).
@@ -140,7 +143,7 @@ func DiscoverGraphs(root string) []string {
 		}
 	}
 	var out []string
-	for _, n := range PaperGraphDatasets {
+	for _, n := range paper.GraphDatasets {
 		if seen[n] {
 			out = append(out, n)
 			delete(seen, n)

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/train"
 )
@@ -490,7 +491,7 @@ func PlanImages(opt PlanOptions, defaultRoot string) (*Plan, error) {
 			if err != nil {
 				return nil, err
 			}
-			p.Cells = append(p.Cells, Cell{Dataset: d.Name, Block: b, Config: cfg, Dir: filepath.Join(d.Name, b)})
+			p.Cells = append(p.Cells, cellrun.Cell{Dataset: d.Name, Block: b, Config: cfg, Dir: filepath.Join(d.Name, b)})
 		}
 	}
 	if len(p.Cells) == 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/configs"
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/train"
@@ -227,7 +228,7 @@ func TestImageRunResumeAssemble(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	sts, err := RunCells(context.Background(), plan.Cells, RunOptions{Dir: dir})
+	sts, err := cellrun.Run(context.Background(), plan.Cells, cellrun.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,7 @@ func TestImageRunResumeAssemble(t *testing.T) {
 		t.Errorf("table.json reads back to another table")
 	}
 	// A second pass runs nothing and assembles the same numbers.
-	sts2, err := RunCells(context.Background(), plan.Cells, RunOptions{Dir: dir})
+	sts2, err := cellrun.Run(context.Background(), plan.Cells, cellrun.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/eval"
 )
 
@@ -38,7 +39,7 @@ type Curve struct {
 // readCurves reads the accuracy curves of a finished cell from its run
 // directory: one per sampler row with at least one evaluation before the
 // last epoch. A cell whose metrics.jsonl is gone (a recorded copy) has none.
-func readCurves(dir string, st CellStatus) []Curve {
+func readCurves(dir string, st cellrun.Status) []Curve {
 	f, err := os.Open(filepath.Join(dir, "metrics.jsonl"))
 	if err != nil {
 		return nil

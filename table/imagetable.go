@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -39,16 +41,16 @@ var PaperImageColumns = []string{"CIFAR10", "CIFAR100", "STL10", "ImageNet-100"}
 
 // PaperImage returns the paper's number for a block, sampler and paper
 // column (PaperImageColumns), and false where it reports none.
-func PaperImage(block, sampler, column string) (Reported, bool) {
+func PaperImage(block, sampler, column string) (paper.Reported, bool) {
 	row, ok := paperImageRows[block][sampler]
 	if !ok {
-		return Reported{}, false
+		return paper.Reported{}, false
 	}
 	i := slices.Index(PaperImageColumns, column)
 	if i < 0 {
-		return Reported{}, false
+		return paper.Reported{}, false
 	}
-	r, err := ParseReported(strings.Fields(row)[i])
+	r, err := paper.ParseReported(strings.Fields(row)[i])
 	return r, err == nil
 }
 
@@ -71,7 +73,7 @@ type ImageTable struct {
 
 // ReadCurves reads the accuracy curves of the finished cells of sts from
 // their run directories under dir (the table's).
-func (t *ImageTable) ReadCurves(dir string, sts []CellStatus) {
+func (t *ImageTable) ReadCurves(dir string, sts []cellrun.Status) {
 	for _, st := range sts {
 		if st.Results == nil || st.Block == BlockUntrained {
 			continue
@@ -86,10 +88,10 @@ func (t *ImageTable) ReadCurves(dir string, sts []CellStatus) {
 }
 
 // AssembleImages builds the image table from the cells' statuses
-// (RunCells or ReadCells on PlanImages's cells); data says what each
+// (cellrun.Run or cellrun.Read on PlanImages's cells); data says what each
 // dataset of the plan is (ImagePlanData).
-func AssembleImages(sts []CellStatus, plan *Plan, sets []string, wall time.Duration) *ImageTable {
-	t := &ImageTable{GraphTable: GraphTable{Summary: NewSummary(plan.Skipped, sets, wall)}, Columns: map[string]ImageColumn{}}
+func AssembleImages(sts []cellrun.Status, plan *Plan, sets []string, wall time.Duration) *ImageTable {
+	t := &ImageTable{GraphTable: GraphTable{Summary: cellrun.NewSummary(plan.Skipped, sets, wall)}, Columns: map[string]ImageColumn{}}
 	for _, c := range plan.Cells {
 		col, seen := t.Columns[c.Dataset]
 		if !seen {
@@ -128,7 +130,7 @@ func settingsOf(cfg train.Config, s ImageSettings) ImageSettings {
 }
 
 // paper is PaperImage by dataset: the paper's column the dataset stands for.
-func (t *ImageTable) paper(block, sampler, dataset string) (Reported, bool) {
+func (t *ImageTable) paper(block, sampler, dataset string) (paper.Reported, bool) {
 	return PaperImage(block, sampler, t.Columns[dataset].Data.Paper)
 }
 
@@ -288,19 +290,14 @@ func (t *ImageTable) markdownFigures(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-// Write writes t to dir as table.json and table.md.
+// Write writes t to dir as its figures (WriteFigures), table.json and
+// table.md; the figures first, so that table.md never names a figure that
+// is not there.
 func (t *ImageTable) Write(dir string) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
-		return err
-	}
 	if err := t.WriteFigures(dir); err != nil {
 		return err
 	}
-	return WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
+	return cellrun.WriteReport(dir, "table", t, t.Markdown())
 }
 
 // ReadImageTable reads an image table's table.json.

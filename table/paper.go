@@ -1,28 +1,14 @@
 package table
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/batchsampler-go/batchsampler/paper"
 )
-
-// Reported is a number of the paper: mean ± std over its 5 seeds (Std < 0
-// when the paper gives no std).
-type Reported struct {
-	Mean, Std float64
-}
-
-// String formats r as the paper prints it, with two decimals.
-func (r Reported) String() string {
-	if r.Std < 0 {
-		return fmt.Sprintf("%.2f", r.Mean)
-	}
-	return fmt.Sprintf("%.2f±%.2f", r.Mean, r.Std)
-}
 
 // paperGraphRows is the paper's graph table (Table "Accuracy on graph
 // classification task under LIBSVM classifier") as printed, one row per
-// block and sampler, columns in PaperGraphDatasets order; "-" is a cell the
+// block and sampler, columns in paper.GraphDatasets order; "-" is a cell the
 // paper leaves empty.
 var paperGraphRows = map[string]map[string]string{
 	BlockGraphCL: {
@@ -50,35 +36,18 @@ var paperGraphRows = map[string]map[string]string{
 // PaperGraph returns the paper's number for a block, sampler and dataset,
 // and false where the paper reports none (MVGRL on COLLAB, PROTEINS and
 // NCI1; any dataset outside its seven).
-func PaperGraph(block, sampler, dataset string) (Reported, bool) {
+func PaperGraph(block, sampler, dataset string) (paper.Reported, bool) {
 	row, ok := paperGraphRows[block][sampler]
 	if !ok {
-		return Reported{}, false
+		return paper.Reported{}, false
 	}
 	cells := strings.Fields(row)
-	for i, d := range PaperGraphDatasets {
+	for i, d := range paper.GraphDatasets {
 		if d != dataset {
 			continue
 		}
-		r, err := ParseReported(cells[i])
+		r, err := paper.ParseReported(cells[i])
 		return r, err == nil
 	}
-	return Reported{}, false
-}
-
-// ParseReported parses a number as the paper prints it: "70.90±0.53",
-// "71.90±.46" or "85.08" (no std); "-" is an error.
-func ParseReported(s string) (Reported, error) {
-	m, sd, hasStd := strings.Cut(s, "±")
-	mean, err := strconv.ParseFloat(m, 64)
-	if err != nil {
-		return Reported{}, err
-	}
-	r := Reported{Mean: mean, Std: -1}
-	if hasStd {
-		if r.Std, err = strconv.ParseFloat(sd, 64); err != nil {
-			return Reported{}, err
-		}
-	}
-	return r, nil
+	return paper.Reported{}, false
 }

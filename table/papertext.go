@@ -3,6 +3,8 @@ package table
 import (
 	"slices"
 	"strings"
+
+	"github.com/batchsampler-go/batchsampler/paper"
 )
 
 // TextTasks are the columns of the paper's text table before its "Avg.":
@@ -75,21 +77,21 @@ var paperTextRows = map[string]map[string]map[string]string{
 // PaperText returns the paper's number for a backbone (BackboneBERT or
 // BackboneRoBERTa), block (TextBlocks), sampler and column (one of
 // TextTasks or TextAvg), and false where it reports none.
-func PaperText(backbone, block, sampler, column string) (Reported, bool) {
+func PaperText(backbone, block, sampler, column string) (paper.Reported, bool) {
 	row, ok := paperTextRows[backbone][block][sampler]
 	if !ok {
-		return Reported{}, false
+		return paper.Reported{}, false
 	}
 	cells := strings.Fields(row)
 	i := len(TextTasks) // TextAvg
 	if column != TextAvg {
 		if i = slices.Index(TextTasks, column); i < 0 {
-			return Reported{}, false
+			return paper.Reported{}, false
 		}
 	}
 	if i >= len(cells) {
-		return Reported{}, false
+		return paper.Reported{}, false
 	}
-	r, err := ParseReported(cells[i])
+	r, err := paper.ParseReported(cells[i])
 	return r, err == nil
 }

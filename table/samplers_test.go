@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/sampler"
 )
 
@@ -15,7 +16,7 @@ func TestAddSamplersRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Plan{Cells: []Cell{{Dataset: "NCI1", Block: BlockGraphCL, Config: cfg}}}
+	p := &Plan{Cells: []cellrun.Cell{{Dataset: "NCI1", Block: BlockGraphCL, Config: cfg}}}
 	if err := AddSamplers(p, []string{"gcbs", "osgd"}); err != nil {
 		t.Fatal(err)
 	}

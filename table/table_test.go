@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/data"
+	"github.com/batchsampler-go/batchsampler/paper"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -47,8 +49,8 @@ func TestPaperGraph(t *testing.T) {
 	// Every row has one entry per dataset of the paper.
 	for blk, rows := range paperGraphRows {
 		for smp, row := range rows {
-			if n := len(strings.Fields(row)); n != len(PaperGraphDatasets) {
-				t.Errorf("%s/%s: %d cells, want %d", blk, smp, n, len(PaperGraphDatasets))
+			if n := len(strings.Fields(row)); n != len(paper.GraphDatasets) {
+				t.Errorf("%s/%s: %d cells, want %d", blk, smp, n, len(paper.GraphDatasets))
 			}
 		}
 	}
@@ -120,21 +122,26 @@ func TestGraphConfigsMatchShippedConfigs(t *testing.T) {
 	}
 }
 
-func TestPText(t *testing.T) {
-	for _, tt := range []struct {
-		p    float64
-		want string
-	}{{0.631, "0.63"}, {0.049, "0.049"}, {0.0012, "0.0012"}, {0.00001, "< 0.0001"}, {0, "< 0.0001"}, {1, "1.00"}} {
-		if got := PText(tt.p); got != tt.want {
-			t.Errorf("PText(%v) = %q, want %q", tt.p, got, tt.want)
-		}
-	}
-}
-
 func TestSettingsAndEpochs(t *testing.T) {
-	for _, d := range PaperGraphDatasets {
+	for _, d := range paper.GraphDatasets {
 		if _, ok := SettingsFor(d); !ok {
 			t.Errorf("%s: no appendix settings", d)
+		}
+	}
+	// The appendix's settings with MVGRL's caps where graphs are large or
+	// dense, as they were written out before paper.GraphAppendix held them.
+	for d, want := range map[string][7]int{ // B, epochs, t, M, K, top-k, max degree
+		"IMDB-BINARY":   {256, 100, 25, 500, 100, 0, 0},
+		"IMDB-MULTI":    {128, 50, 25, 500, 100, 0, 0},
+		"COLLAB":        {128, 20, 50, 1000, 100, DefaultDiffusionTopK, 0},
+		"REDDIT-BINARY": {128, 50, 50, 500, 100, DefaultDiffusionTopK, DefaultMVGRLMaxDegree},
+		"PROTEINS":      {128, 20, 50, 500, 100, DefaultDiffusionTopK, 0},
+		"MUTAG":         {128, 20, 50, 100, 50, 0, 0},
+		"NCI1":          {128, 20, 50, 1000, 100, 0, 0},
+	} {
+		s, _ := SettingsFor(d)
+		if got := [7]int{s.BatchSize, s.Epochs, s.RefreshEvery, s.M, s.K, s.DiffusionTopK, s.MVGRLMaxDegree}; got != want {
+			t.Errorf("%s: settings %v, want %v", d, got, want)
 		}
 	}
 	if s, ok := SettingsFor("ENZYMES"); ok || s != DefaultGraphSettings {
@@ -311,7 +318,7 @@ func TestRunResumeAssemble(t *testing.T) {
 
 	// Reference: the whole table in one go.
 	ref := t.TempDir()
-	sts, err := RunCells(context.Background(), plan.Cells, RunOptions{Dir: ref})
+	sts, err := cellrun.Run(context.Background(), plan.Cells, cellrun.Options{Dir: ref})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,16 +342,16 @@ func TestRunResumeAssemble(t *testing.T) {
 			cancel()
 		}
 	}}
-	_, err = RunCells(ctx, plan.Cells, RunOptions{Dir: dir, Observer: obs})
+	_, err = cellrun.Run(ctx, plan.Cells, cellrun.Options{Dir: dir, Observer: obs})
 	if !errors.Is(err, train.ErrInterrupted) {
 		t.Fatalf("interrupted table: %v", err)
 	}
-	sts, err = RunCells(context.Background(), plan.Cells[:1], RunOptions{Dir: dir})
+	sts, err = cellrun.Run(context.Background(), plan.Cells[:1], cellrun.Options{Dir: dir})
 	if err != nil || !sts[0].Ran {
 		t.Fatalf("resume: %v, ran %v", err, sts[0].Ran)
 	}
 	var logs []string
-	sts, err = RunCells(context.Background(), plan.Cells, RunOptions{Dir: dir, Log: func(m string) { logs = append(logs, m) }})
+	sts, err = cellrun.Run(context.Background(), plan.Cells, cellrun.Options{Dir: dir, Log: func(m string) { logs = append(logs, m) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,19 +375,19 @@ func TestRunResumeAssemble(t *testing.T) {
 		}
 	}
 
-	// A cell whose directory holds another config fails alone; ReadCells
+	// A cell whose directory holds another config fails alone; cellrun.Read
 	// reports it too.
 	plan2, err := PlanGraphs(PlanOptions{Root: root, Datasets: []string{"GEN"}, Blocks: []string{BlockGraphCL, BlockMVGRL}, Sets: append(quick[:len(quick):len(quick)], "train.lr=0.02")}, "unused")
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := ReadCells(plan2.Cells, dir)
+	read := cellrun.Read(plan2.Cells, dir)
 	for _, st := range read {
-		if !errors.Is(st.Err, ErrConfigChanged) {
+		if !errors.Is(st.Err, cellrun.ErrConfigChanged) {
 			t.Errorf("%s: %v, want ErrConfigChanged", st.Dir, st.Err)
 		}
 	}
-	if read := ReadCells(plan.Cells, dir); read[0].Err != nil || read[1].Err != nil || read[0].Results == nil {
+	if read := cellrun.Read(plan.Cells, dir); read[0].Err != nil || read[1].Err != nil || read[0].Results == nil {
 		t.Errorf("read finished cells: %v %v", read[0].Err, read[1].Err)
 	}
 }

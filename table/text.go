@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/configs"
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/train"
@@ -106,7 +107,7 @@ func PlanText(opt PlanOptions, defaultRoot string) (*Plan, error) {
 			}
 			p.Skipped = absentTextTasks(cfg, root)
 		}
-		p.Cells = append(p.Cells, Cell{Dataset: TextDataset, Block: b, Config: cfg, Dir: b})
+		p.Cells = append(p.Cells, cellrun.Cell{Dataset: TextDataset, Block: b, Config: cfg, Dir: b})
 	}
 	return p, nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/eval"
 	"github.com/batchsampler-go/batchsampler/train"
@@ -354,10 +355,10 @@ func TestAssembleTextFake(t *testing.T) {
 		}
 	}
 	plan := &Plan{Skipped: []string{"STS13: absent (no …)"}}
-	sts := []CellStatus{
-		{Cell: Cell{Dataset: TextDataset, Block: BlockSimCSE, Dir: BlockSimCSE}, Results: fakeResults(t, simcse)},
-		{Cell: Cell{Dataset: TextDataset, Block: BlockDCL, Dir: BlockDCL}, Results: fakeResults(t, dcl)},
-		{Cell: Cell{Dataset: TextDataset, Block: BlockHCL, Dir: BlockHCL}, Err: errors.New("boom")},
+	sts := []cellrun.Status{
+		{Cell: cellrun.Cell{Dataset: TextDataset, Block: BlockSimCSE, Dir: BlockSimCSE}, Results: fakeResults(t, simcse)},
+		{Cell: cellrun.Cell{Dataset: TextDataset, Block: BlockDCL, Dir: BlockDCL}, Results: fakeResults(t, dcl)},
+		{Cell: cellrun.Cell{Dataset: TextDataset, Block: BlockHCL, Dir: BlockHCL}, Err: errors.New("boom")},
 	}
 	tab := AssembleText(sts, plan, []string{"seeds=[0,1,2]"}, 0)
 	if !reflect.DeepEqual(tab.Blocks, TextBlocks) || len(tab.Rows) != 6 || len(tab.Failed) != 1 || !strings.Contains(tab.Failed[0], "hcl: boom") {
@@ -450,7 +451,7 @@ func TestAssembleTextFake(t *testing.T) {
 	// A cell of another protocol is listed as failed, not read.
 	other := fakeResults(t, simcse[:1])
 	other.Results[0].Metric = "svm_accuracy"
-	tab = AssembleText([]CellStatus{{Cell: Cell{Block: BlockSimCSE}, Results: other}}, &Plan{}, nil, 0)
+	tab = AssembleText([]cellrun.Status{{Cell: cellrun.Cell{Block: BlockSimCSE}, Results: other}}, &Plan{}, nil, 0)
 	if len(tab.Rows) != 0 || len(tab.Failed) != 1 || !strings.Contains(tab.Failed[0], `metric "svm_accuracy", expected sts_test_spearman`) {
 		t.Errorf("other metric: rows %d, failed %q", len(tab.Rows), tab.Failed)
 	}
@@ -463,7 +464,7 @@ var tinyText = []string{"seeds=[0, 1]", "data.text.min_count=2", "data.text.max_
 	"data.text.vectors_cache=", "model.hidden=16", "model.proj_dim=8", "train.batch_size=32", "eval.select_every=4",
 	"samplers=[{kind: uniform}, {kind: knn, refresh_every: 0}, {kind: batchsampler, m: 60, k: 10, walk: rwr, graph: proximity, alpha: 0.7, refresh_every: 0}]"}
 
-// TestTextRunResumeAssemble runs two tiny text cells through RunCells,
+// TestTextRunResumeAssemble runs two tiny text cells through cellrun.Run,
 // interrupted in the first and continued: the same per-seed scores as an
 // uninterrupted table, the finished cell not run again, a changed config
 // refused; then the table of the real results (STS13 and STS-B present).
@@ -477,7 +478,7 @@ func TestTextRunResumeAssemble(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := t.TempDir()
-	sts, err := RunCells(context.Background(), plan.Cells, RunOptions{Dir: ref})
+	sts, err := cellrun.Run(context.Background(), plan.Cells, cellrun.Options{Dir: ref})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,14 +508,14 @@ func TestTextRunResumeAssemble(t *testing.T) {
 			cancel()
 		}
 	}}
-	if _, err := RunCells(ctx, plan.Cells, RunOptions{Dir: dir, Observer: obs}); !errors.Is(err, train.ErrInterrupted) {
+	if _, err := cellrun.Run(ctx, plan.Cells, cellrun.Options{Dir: dir, Observer: obs}); !errors.Is(err, train.ErrInterrupted) {
 		t.Fatalf("interrupted table: %v", err)
 	}
-	if sts, err := RunCells(context.Background(), plan.Cells[:1], RunOptions{Dir: dir}); err != nil || !sts[0].Ran {
+	if sts, err := cellrun.Run(context.Background(), plan.Cells[:1], cellrun.Options{Dir: dir}); err != nil || !sts[0].Ran {
 		t.Fatalf("resume: %v", err)
 	}
 	var logs []string
-	sts, err = RunCells(context.Background(), plan.Cells, RunOptions{Dir: dir, Log: func(m string) { logs = append(logs, m) }})
+	sts, err = cellrun.Run(context.Background(), plan.Cells, cellrun.Options{Dir: dir, Log: func(m string) { logs = append(logs, m) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -536,12 +537,12 @@ func TestTextRunResumeAssemble(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sts, err = RunCells(context.Background(), plan2.Cells, RunOptions{Dir: dir})
+	sts, err = cellrun.Run(context.Background(), plan2.Cells, cellrun.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range sts {
-		if !errors.Is(st.Err, ErrConfigChanged) || st.Ran {
+		if !errors.Is(st.Err, cellrun.ErrConfigChanged) || st.Ran {
 			t.Errorf("%s: %v (ran %v), want ErrConfigChanged", st.Dir, st.Err, st.Ran)
 		}
 	}

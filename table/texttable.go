@@ -2,14 +2,12 @@ package table
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
-	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/eval"
 	"github.com/batchsampler-go/batchsampler/train"
 )
@@ -93,7 +91,7 @@ type TextTable struct {
 	References []TextRow `json:"references"`
 	// Summary: Skipped lists what the plan found missing (the absent
 	// SentEval tasks).
-	Summary
+	cellrun.Summary
 }
 
 // stsMetric is the metric of the sts protocol's runs (STS-B test).
@@ -105,13 +103,13 @@ type seedScores struct {
 	tasks map[string]float64
 }
 
-// AssembleText builds the text table from the cells' statuses (RunCells
-// or ReadCells on PlanText's cells). Each sampler of a cell is a row: STS-B
+// AssembleText builds the text table from the cells' statuses (cellrun.Run
+// or cellrun.Read on PlanText's cells). Each sampler of a cell is a row: STS-B
 // is the run's score, the other tasks come from the run's "senteval"
 // detail (the dev-selected parameters); a cell whose results are not the
 // sts protocol's is listed as failed.
-func AssembleText(sts []CellStatus, plan *Plan, sets []string, wall time.Duration) *TextTable {
-	t := &TextTable{Tasks: slices.Clone(TextTasks), Summary: NewSummary(plan.Skipped, sets, wall)}
+func AssembleText(sts []cellrun.Status, plan *Plan, sets []string, wall time.Duration) *TextTable {
+	t := &TextTable{Tasks: slices.Clone(TextTasks), Summary: cellrun.NewSummary(plan.Skipped, sets, wall)}
 	var untrained []seedScores
 	var tfidf *float64
 	for _, st := range sts {
@@ -400,9 +398,9 @@ func (t *TextTable) Markdown() string {
 			fmt.Fprintf(&b, "| %s | – | – | – | 0 |\n", textBlockTitle[blk])
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", textBlockTitle[blk], Minutes(tr+ev), Minutes(tr), Minutes(ev), n)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", textBlockTitle[blk], cellrun.Minutes(tr+ev), cellrun.Minutes(tr), cellrun.Minutes(ev), n)
 	}
-	fmt.Fprintf(&b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", Minutes(t.ComputeSeconds), t.Provenance.GOMAXPROCS, Minutes(t.WallSeconds))
+	fmt.Fprintf(&b, "\nTotal compute: %s on %d cores (GOMAXPROCS); this process: %s.\n", cellrun.Minutes(t.ComputeSeconds), t.Provenance.GOMAXPROCS, cellrun.Minutes(t.WallSeconds))
 	if len(t.Sets) > 0 {
 		fmt.Fprintf(&b, "\nOverrides applied to every cell: `%s`.\n", strings.Join(t.Sets, "` `"))
 	}
@@ -476,35 +474,15 @@ func (t *TextTable) writeRow(b *strings.Builder, r *TextRow) {
 	}
 	var vs []string
 	if c := r.PairedSTSB; c != nil {
-		vs = append(vs, pairedText("STS-B", c))
+		vs = append(vs, cellrun.PairedText("STS-B ", c))
 	}
 	if c := r.PairedAvg; c != nil {
-		vs = append(vs, pairedText("Avg.", c))
+		vs = append(vs, cellrun.PairedText("Avg. ", c))
 	}
 	fmt.Fprintf(b, " %s |\n", strings.Join(vs, "; "))
 }
 
-// pairedText formats a paired difference: "STS-B +0.28, p 0.29", bold when
-// p < 0.05.
-func pairedText(what string, c *train.Paired) string {
-	if math.IsNaN(c.P) {
-		return fmt.Sprintf("%s %+.2f", what, c.MeanDiff)
-	}
-	s := fmt.Sprintf("%s %+.2f, p %s", what, c.MeanDiff, PText(c.P))
-	if c.P < 0.05 {
-		s = "**" + s + "**"
-	}
-	return s
-}
-
 // Write writes t to dir as table.json and table.md.
 func (t *TextTable) Write(dir string) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := WriteAtomic(filepath.Join(dir, "table.json"), append(b, '\n')); err != nil {
-		return err
-	}
-	return WriteAtomic(filepath.Join(dir, "table.md"), []byte(t.Markdown()))
+	return cellrun.WriteReport(dir, "table", t, t.Markdown())
 }

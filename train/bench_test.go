@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/batchsampler-go/batchsampler/internal/testenv"
-	"github.com/batchsampler-go/batchsampler/model"
+	"github.com/batchsampler-go/batchsampler/optim"
 )
 
 // nci1Modality loads NCI1 from the shared data (skipping when absent) and
@@ -43,7 +43,7 @@ func benchModality(b *testing.B, yaml string, sets ...string) (Method, *Config, 
 // backward pass and Adam.
 func BenchmarkGraphCLStepNCI1(b *testing.B) {
 	mod, cfg, n := nci1Modality(b)
-	opt := model.NewAdam(cfg.Train.LR, mod.Params())
+	opt := optim.NewAdam(optimParams(mod.Params()), cfg.Train.LR)
 	rng := rand.New(rand.NewPCG(1, 2))
 	idx := make([]int, 128)
 	b.ResetTimer()

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/batchsampler-go/batchsampler/internal/gemm"
-	"github.com/batchsampler-go/batchsampler/model"
 	"github.com/batchsampler-go/batchsampler/optim"
 )
 
@@ -29,7 +28,7 @@ func BenchmarkSimCLRStep(b *testing.B) {
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			mod, cfg, n := benchImageModality(b, v.arch, "model.conv="+v.conv)
-			opt := model.NewAdam(cfg.Train.LR, mod.Params())
+			opt := optim.NewAdam(optimParams(mod.Params()), cfg.Train.LR)
 			rng := rand.New(rand.NewPCG(1, 2))
 			idx := make([]int, 128)
 			step := func() {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 
 	G "gorgonia.org/gorgonia"
@@ -209,7 +210,7 @@ func newMVGRL(cfg *Config, ds Dataset, seed uint64) (Method, error) {
 			return loss.LocalGlobalNCE(local, global, graphPtr, tau)
 		}
 	default:
-		return nil, fmt.Errorf("mvgrl: loss.kind %q; allowed: %s, %s", cfg.Loss.Kind, loss.KindJSD, loss.KindNCELocalGlobal)
+		return nil, fmt.Errorf("mvgrl: loss.kind %q; allowed: %s", cfg.Loss.Kind, strings.Join(loss.LocalGlobalKinds, ", "))
 	}
 	return &mvgrlMethod{set: gd.set, views: [2][]data.SparseMatrix{adj, diff}, m: m, term: term}, nil
 }

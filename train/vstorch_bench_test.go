@@ -14,6 +14,7 @@ import (
 	"github.com/batchsampler-go/batchsampler/internal/gemm"
 	"github.com/batchsampler-go/batchsampler/internal/testenv"
 	"github.com/batchsampler-go/batchsampler/model"
+	"github.com/batchsampler-go/batchsampler/optim"
 )
 
 // The VsTorch benchmarks are the Go side of scripts/bench_vs_pytorch.py
@@ -39,7 +40,7 @@ var vsTorchProfile = flag.String("vstorch.cpuprofile", "", "write the CPU profil
 // warm-up need not be redone.
 type vsTorchRun struct {
 	mod    Method
-	opt    *model.Adam
+	opt    *optim.Adam
 	n      int
 	rng    *rand.Rand
 	idx    []int
@@ -55,7 +56,7 @@ func vsTorchRunFor(b *testing.B, key string, build func(*testing.B) (Method, *Co
 		return r
 	}
 	mod, cfg, n := build(b)
-	r := &vsTorchRun{mod: mod, opt: model.NewAdam(cfg.Train.LR, mod.Params()), n: n,
+	r := &vsTorchRun{mod: mod, opt: optim.NewAdam(optimParams(mod.Params()), cfg.Train.LR), n: n,
 		rng: rand.New(rand.NewPCG(1, 2)), idx: make([]int, 128)}
 	vsTorchRuns[key] = r
 	logParams(b, mod.Params())

@@ -63,6 +63,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/cmd/internal/progress"
 	"github.com/batchsampler-go/batchsampler/internal/gctune"
 	"github.com/batchsampler-go/batchsampler/sampler"
@@ -128,9 +129,9 @@ func run(args []string) error {
 		}
 		return compareTables(os.Stdout, *compare, filepath.Join(*out, "table.json"))
 	}
-	var shard table.Shard
+	var shard cellrun.Shard
 	if *shardFlag != "" {
-		s, err := table.ParseShard(*shardFlag)
+		s, err := cellrun.ParseShard(*shardFlag)
 		if err != nil {
 			return err
 		}
@@ -176,16 +177,16 @@ func run(args []string) error {
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
 	logf := func(msg string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), msg) }
 	start := time.Now()
-	ropt := table.RunOptions{Dir: *out, Log: logf, Parallel: *parallel,
-		ObserverFor: func(c table.Cell) train.Observer { return progress.Observer(tty, c.Dataset+"/"+c.Block+" ") }}
-	var sts []table.CellStatus
+	ropt := cellrun.Options{Dir: *out, Log: logf, Parallel: *parallel,
+		ObserverFor: func(c cellrun.Cell) train.Observer { return progress.Observer(tty, c.Dataset+"/"+c.Block+" ") }}
+	var sts []cellrun.Status
 	if *assemble {
-		sts = table.ReadCells(plan.Cells, *out)
+		sts = cellrun.Read(plan.Cells, *out)
 	} else {
-		sts, err = table.RunCells(ctx, plan.Cells, ropt)
+		sts, err = cellrun.Run(ctx, plan.Cells, ropt)
 		if err != nil {
 			// Write what is finished, then say how to continue.
-			t := assembleTable(*modality, *out, append(sts, table.ReadCells(plan.Cells[len(sts):], *out)...), plan, sets, time.Since(start))
+			t := assembleTable(*modality, *out, append(sts, cellrun.Read(plan.Cells[len(sts):], *out)...), plan, sets, time.Since(start))
 			if werr := t.Write(*out); werr != nil {
 				fmt.Fprintln(os.Stderr, "table:", werr)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/cmd/internal/progress"
 	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"
@@ -22,7 +23,7 @@ import (
 // -plan or -configs it lists or writes the shard's cells instead. A cell
 // of the shard that failed (not one another task holds) is an error, so
 // the scheduler marks the task failed.
-func runShard(modality string, plan *table.Plan, shard table.Shard, out string, parallel int, planOnly bool, configs string) error {
+func runShard(modality string, plan *table.Plan, shard cellrun.Shard, out string, parallel int, planOnly bool, configs string) error {
 	mine := *plan
 	mine.Cells = shard.Select(plan.Cells)
 	switch {
@@ -51,8 +52,8 @@ func runShard(modality string, plan *table.Plan, shard table.Shard, out string, 
 		return err
 	}
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
-	sts, err := table.RunCells(ctx, mine.Cells, table.RunOptions{Dir: out, Log: logf, Parallel: parallel,
-		ObserverFor: func(c table.Cell) train.Observer { return progress.Observer(tty, c.Dataset+"/"+c.Block+" ") }})
+	sts, err := cellrun.Run(ctx, mine.Cells, cellrun.Options{Dir: out, Log: logf, Parallel: parallel,
+		ObserverFor: func(c cellrun.Cell) train.Observer { return progress.Observer(tty, c.Dataset+"/"+c.Block+" ") }})
 	if err != nil {
 		if errors.Is(err, train.ErrInterrupted) {
 			return fmt.Errorf("shard %s: %w: continue by running the task again", shard, err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/data"
 	"github.com/batchsampler-go/batchsampler/table"
 )
@@ -40,7 +41,7 @@ type assembled interface {
 // assembleTable builds the table of a modality from its cells' statuses
 // (dir is the table's directory, where the image table reads its cells'
 // accuracy curves).
-func assembleTable(modality, dir string, sts []table.CellStatus, plan *table.Plan, sets []string, wall time.Duration) assembled {
+func assembleTable(modality, dir string, sts []cellrun.Status, plan *table.Plan, sets []string, wall time.Duration) assembled {
 	switch modality {
 	case "text":
 		return table.AssembleText(sts, plan, sets, wall)

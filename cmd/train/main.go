@@ -55,10 +55,10 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/cmd/internal/progress"
 	"github.com/batchsampler-go/batchsampler/internal/gctune"
 	"github.com/batchsampler-go/batchsampler/sweep"
-	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -317,7 +317,7 @@ func (o *options) sweepOptions() (sweepFlags, error) {
 	sw := sweepFlags{plan: o.plan, rerun: o.rerun, assemble: o.assemble, parallel: o.parallel}
 	if o.shard != "" {
 		var err error
-		if sw.shard, err = table.ParseShard(o.shard); err != nil {
+		if sw.shard, err = cellrun.ParseShard(o.shard); err != nil {
 			return sw, err
 		}
 		if sw.assemble {
@@ -502,7 +502,7 @@ func writeProfile(path string, write func(w io.Writer, debug int) error) error {
 type sweepFlags struct {
 	plan, rerun, assemble bool
 	parallel              int
-	shard                 table.Shard
+	shard                 cellrun.Shard
 }
 
 // isSweepDir reports whether dir is a sweep's directory (sweep.yaml, and
@@ -544,7 +544,7 @@ func runSweep(path string, sets []string, dir string, f sweepFlags) error {
 	fmt.Fprintf(stderr, "sweep directory: %s (%d cells, %d runs)\n", dir, len(plan.Cells()), plan.Runs())
 	ropt := sweep.RunOptions{Dir: dir, Rerun: f.rerun, Parallel: f.parallel,
 		Log:         func(msg string) { fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05"), msg) },
-		ObserverFor: func(c table.Cell) train.Observer { return progress.Observer(tty, c.Block+" ") },
+		ObserverFor: func(c cellrun.Cell) train.Observer { return progress.Observer(tty, c.Block+" ") },
 	}
 	if !f.shard.All() {
 		sts, err := sweep.RunShard(ctx, plan, f.shard, ropt)
@@ -565,7 +565,7 @@ func runSweep(path string, sets []string, dir string, f sweepFlags) error {
 // shardSummary says what a sweep's shard did: an error when a cell of
 // its own failed (not one another task holds), so the scheduler marks the
 // task failed.
-func shardSummary(shard table.Shard, sts []table.CellStatus, err error, dir string) error {
+func shardSummary(shard cellrun.Shard, sts []cellrun.Status, err error, dir string) error {
 	if errors.Is(err, train.ErrInterrupted) {
 		return fmt.Errorf("shard %s: %w: continue by running the task again", shard, err)
 	}

@@ -1,4 +1,4 @@
-package table
+package cellrun
 
 import (
 	"encoding/json"

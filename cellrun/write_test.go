@@ -1,10 +1,11 @@
-package table
+package cellrun
 
 import (
 	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -60,5 +61,30 @@ func TestWriteAtomicConcurrent(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Fatalf("left in %s: %v, want only sweep.yaml", dir, names)
+	}
+}
+
+// TestWriteReport: NAME.json holds the value, indented, with a final
+// newline; NAME.md the markdown; a value JSON cannot encode is an error
+// naming the file.
+func TestWriteReport(t *testing.T) {
+	dir := t.TempDir()
+	v := struct {
+		A int    `json:"a"`
+		B string `json:"b"`
+	}{1, "x"}
+	if err := WriteReport(dir, "table", v, "# T\n"); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, "table.json"))
+	md, _ := os.ReadFile(filepath.Join(dir, "table.md"))
+	if string(js) != "{\n  \"a\": 1,\n  \"b\": \"x\"\n}\n" || string(md) != "# T\n" {
+		t.Errorf("table.json %q, table.md %q", js, md)
+	}
+	if err := WriteReport(dir, "sweep", func() {}, ""); err == nil || !strings.HasPrefix(err.Error(), "sweep.json: ") {
+		t.Errorf("a func value: %v, want an error naming sweep.json", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sweep.md")); !os.IsNotExist(err) {
+		t.Errorf("sweep.md written after the JSON failed (%v)", err)
 	}
 }

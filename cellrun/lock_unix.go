@@ -1,6 +1,6 @@
 //go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd || solaris
 
-package table
+package cellrun
 
 import (
 	"errors"

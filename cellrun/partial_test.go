@@ -1,4 +1,4 @@
-package table
+package cellrun
 
 import (
 	"os"
@@ -53,9 +53,9 @@ func TestPartialNote(t *testing.T) {
 	}
 }
 
-func TestReadCellsNotStarted(t *testing.T) {
+func TestReadNotStarted(t *testing.T) {
 	c := Cell{Dir: "nowhere/simclr", Config: train.Config{Seeds: []uint64{0}}}
-	st := ReadCells([]Cell{c}, t.TempDir())
+	st := Read([]Cell{c}, t.TempDir())
 	if st[0].Err == nil || !strings.Contains(st[0].Err.Error(), "not started (no directory ") {
 		t.Errorf("absent cell: %v", st[0].Err)
 	}

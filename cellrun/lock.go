@@ -1,4 +1,4 @@
-package table
+package cellrun
 
 import (
 	"encoding/json"
@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// ErrCellBusy is the error (wrapped) of a cell another process is running:
-// RunCells skips it (CellStatus.Busy) and goes on with the next cell.
-var ErrCellBusy = errors.New("cell busy")
+// ErrBusy is the error (wrapped) of a cell another process is running:
+// Run skips it (Status.Busy) and goes on with the next cell.
+var ErrBusy = errors.New("cell busy")
 
 // cellLockPath is the lock file of the cell whose run directory is dir:
 // beside it (DIR/DATASET/BLOCK.lock), not in it, so that it is never part
@@ -31,7 +31,7 @@ type lockHolder struct {
 // operating system releases when the process ends however it ends, so the
 // cell of a crashed or killed task is taken over when the task is
 // submitted again. When another process (or another lockCell of this
-// one) holds it, the error wraps ErrCellBusy and names the holder.
+// one) holds it, the error wraps ErrBusy and names the holder.
 func lockCell(dir string) (unlock func(), err error) {
 	path := cellLockPath(dir)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -47,7 +47,7 @@ func lockCell(dir string) (unlock func(), err error) {
 		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &h) == nil && h.PID != 0 {
 			who = fmt.Sprintf("pid %d on %s since %s", h.PID, h.Host, h.Since.Local().Format("2006-01-02 15:04:05"))
 		}
-		return nil, fmt.Errorf("%s is locked by %s (%s): %w", dir, who, path, ErrCellBusy)
+		return nil, fmt.Errorf("%s is locked by %s (%s): %w", dir, who, path, ErrBusy)
 	}
 	host, _ := os.Hostname()
 	b, _ := json.Marshal(lockHolder{PID: os.Getpid(), Host: host, Since: time.Now().UTC().Truncate(time.Second)})
