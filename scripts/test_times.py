@@ -8,7 +8,10 @@ its own and that of the processes it waited for: the Python clients, the
 commands it runs) is measured beside go test's wall times. On a shared
 machine the wall times grow with the load and the CPU times much less:
 the CPU column says what a package costs, and its sum over two cores is
-the floor of the suite's wall time on an idle 2-core host. Writes
+the floor of the suite's wall time on an idle 2-core host. The peak RSS
+column is GNU time's maximum resident set size of the test binary (or of
+the largest process it waited for): the suite's peak is the largest of
+them. Writes
 test-times.md and test-times.json under --out and prints the table.
 
 Usage: /usr/bin/python3 scripts/test_times.py [--out DIR] [--go GO] [--top N] [packages...]
@@ -76,19 +79,19 @@ def main():
         # go test runs each test binary in its package's directory: the
         # wrapper records that directory with the binary's times.
         with open(wrapper, "w") as f:
-            f.write('#!/bin/sh\nexec %s -a -o %s -f "%%e %%U %%S $PWD" "$@"\n' % (gnu_time, cpu_file))
+            f.write('#!/bin/sh\nexec %s -a -o %s -f "%%e %%U %%S %%M $PWD" "$@"\n' % (gnu_time, cpu_file))
         os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IXUSR)
         start_load, t0 = loadavg(), time.time()
         cmd = [a.go, "test", "-count=1", "-json", "-timeout", a.timeout, "-exec", wrapper] + a.packages
         p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
         wall, end_load = time.time() - t0, loadavg()
-        cpu = {}  # package directory -> (wall, user, sys)
+        cpu = {}  # package directory -> (wall, user, sys, max RSS in KB)
         if os.path.exists(cpu_file):
             with open(cpu_file) as f:
                 for line in f:
-                    parts = line.split(None, 3)
-                    if len(parts) == 4 and parts[0][0].isdigit():
-                        cpu[os.path.realpath(parts[3].strip())] = tuple(float(x) for x in parts[:3])
+                    parts = line.split(None, 4)
+                    if len(parts) == 5 and parts[0][0].isdigit():
+                        cpu[os.path.realpath(parts[4].strip())] = tuple(float(x) for x in parts[:4])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -116,6 +119,7 @@ def main():
     for pkg, r in pkgs.items():
         c = cpu.get(dirs.get(pkg, ""))
         r["cpu"] = round(c[1] + c[2], 2) if c else None
+        r["rss_mb"] = round(c[3] / 1024) if c else None
     rows = sorted(pkgs.values(), key=lambda r: -(r["cpu"] or 0))
     tests.sort(key=lambda t: -t["seconds"])
     total_cpu = sum(r["cpu"] or 0 for r in rows)
@@ -126,10 +130,12 @@ def main():
           "start %s, end %s. Wall time of the whole run %.0f s; CPU time of all test binaries %.0f s (%.1f min on "
           "2 cores at best)." % (" ".join(cmd[:6] + ["-exec", "<GNU time>"] + a.packages), cpu_model(),
                                  os.cpu_count() or 0, start_load, end_load, wall, total_cpu, total_cpu / 120), "",
-          "| package | result | wall s | CPU s (user + system, with its subprocesses) |", "|---|---|---|---|"]
+          "| package | result | wall s | CPU s (user + system, with its subprocesses) | peak RSS MB (the test binary or its largest subprocess) |",
+          "|---|---|---|---|---|"]
     for r in rows:
-        md.append("| %s | %s | %.1f | %s |" % (r["package"], r["result"], r["wall"],
-                                              "%.1f" % r["cpu"] if r["cpu"] is not None else "?"))
+        md.append("| %s | %s | %.1f | %s | %s |" % (r["package"], r["result"], r["wall"],
+                                                   "%.1f" % r["cpu"] if r["cpu"] is not None else "?",
+                                                   r["rss_mb"] if r["rss_mb"] is not None else "?"))
     md += ["", "Slowest tests (wall s; a package's tests run one at a time unless they call t.Parallel):", "",
            "| package | test | result | wall s |", "|---|---|---|---|"]
     for t in tests[:a.top]:

@@ -59,7 +59,10 @@ func TestMain(m *testing.M) {
 		time.Sleep(time.Minute)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	stop := startTestGCTuner()
+	code := m.Run()
+	stop()
+	os.Exit(code)
 }
 
 // A process killed while it holds the lock does not leave it stuck.

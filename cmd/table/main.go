@@ -110,7 +110,7 @@ func run(args []string) error {
 	}
 	// Cap the collector's headroom (internal/gctune) unless GOGC says
 	// otherwise: a run with gigabytes live peaks at about its live heap
-	// plus 512 MB instead of twice its live heap.
+	// plus 256 MB instead of twice its live heap.
 	if os.Getenv("GOGC") == "" {
 		defer gctune.Default().Start(context.Background())()
 	}

@@ -153,7 +153,7 @@ func run(args []string) (err error) {
 	}
 	// Cap the collector's headroom (internal/gctune) unless GOGC says
 	// otherwise: a run with gigabytes live peaks at about its live heap
-	// plus 512 MB instead of twice its live heap.
+	// plus 256 MB instead of twice its live heap.
 	if os.Getenv("GOGC") == "" {
 		defer gctune.Default().Start(context.Background())()
 	}

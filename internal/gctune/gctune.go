@@ -24,7 +24,7 @@ import (
 
 // Defaults of a Tuner.
 const (
-	DefaultHeadroom   = 512 << 20 // bytes
+	DefaultHeadroom   = 256 << 20 // bytes
 	DefaultMinPercent = 10
 	DefaultInterval   = 250 * time.Millisecond
 )
