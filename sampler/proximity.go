@@ -189,7 +189,10 @@ func checkEmbeddings(e Embeddings) error {
 		return fmt.Errorf("embeddings hold %d values, want N·D = %d·%d = %d", len(e.Data), e.N, e.D, e.N*e.D)
 	}
 	for i, v := range e.Data {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		// NaN or ±Inf: the exponent's bits all ones (one test per value
+		// rather than IsNaN's and IsInf's three: this pass over the whole
+		// matrix, twice per ImageNet-scale build, took 0.5 s each)
+		if math.Float32bits(v)&0x7f800000 == 0x7f800000 {
 			return fmt.Errorf("embedding row %d column %d is %v, want a finite value", i/e.D, i%e.D, v)
 		}
 	}

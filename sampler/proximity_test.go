@@ -3,6 +3,7 @@ package sampler
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -348,5 +349,46 @@ func TestChunkedScoringIsExact(t *testing.T) {
 			}
 			seen[v] = true
 		}
+	}
+}
+
+// TestCheckEmbeddingsNonFinite: checkEmbeddings rejects exactly the values
+// math.IsNaN or math.IsInf reject (the bit test it uses), naming the first
+// one's row and column, and accepts every finite value, extreme ones
+// included.
+func TestCheckEmbeddingsNonFinite(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		v    float32
+		bad  bool
+	}{
+		{"nan", float32(math.NaN()), true},
+		{"nan-negative-payload", math.Float32frombits(0xffc00001), true},
+		{"+inf", float32(math.Inf(1)), true},
+		{"-inf", float32(math.Inf(-1)), true},
+		{"max", math.MaxFloat32, false},
+		{"-max", -math.MaxFloat32, false},
+		{"smallest-subnormal", math.SmallestNonzeroFloat32, false},
+		{"negative-zero", float32(math.Copysign(0, -1)), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := math.IsNaN(float64(c.v)) || math.IsInf(float64(c.v), 0); got != c.bad {
+				t.Fatalf("case %v: IsNaN||IsInf = %v, want %v", c.v, got, c.bad)
+			}
+			e := Embeddings{N: 3, D: 4, Data: make([]float32, 12)}
+			e.Data[2] = 1
+			e.Data[9] = c.v      // row 2, column 1
+			e.Data[11] = c.v + 0 // a later one is not reported
+			err := checkEmbeddings(e)
+			if !c.bad {
+				if err != nil {
+					t.Fatalf("%v rejected: %v", c.v, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "row 2 column 1") {
+				t.Fatalf("%v: err = %v, want one naming row 2 column 1", c.v, err)
+			}
+		})
 	}
 }
