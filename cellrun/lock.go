@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/batchsampler-go/batchsampler/internal/filelock"
 	"os"
 	"path/filepath"
 	"sync"
@@ -37,7 +38,7 @@ func lockCell(dir string) (unlock func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("lock cell %s: %w", dir, err)
 	}
-	f, held, err := acquireFileLock(path)
+	f, held, err := filelock.Acquire(path)
 	if err != nil {
 		return nil, fmt.Errorf("lock cell %s: %w", dir, err)
 	}
@@ -58,7 +59,7 @@ func lockCell(dir string) (unlock func(), err error) {
 	return func() {
 		once.Do(func() {
 			f.Truncate(0)
-			releaseFileLock(f, path)
+			filelock.Release(f, path)
 		})
 	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/batchsampler-go/batchsampler/internal/filelock"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,10 @@ var ErrRunDirLocked = errors.New("run directory locked")
 // errLockUnsupported wraps the failure of a file system that has no
 // advisory locks (some network file systems): Run then goes on unlocked,
 // saying so in its log.
-var errLockUnsupported = errors.New("the file system does not support locks")
+var errLockUnsupported = filelock.ErrUnsupported
+
+// lockReleasedOnExit says whether the lock goes with the process.
+const lockReleasedOnExit = filelock.ReleasedOnExit
 
 // RunDirLockedError is the error of a held run directory: which one, and
 // the holder as its lock file records it (PID 0 and Host "" when the
@@ -91,7 +95,7 @@ type lockRecord struct {
 // the error then says to remove it once no process holds it.
 func LockRunDir(dir string) (unlock func(), err error) {
 	path := filepath.Join(dir, LockFileName)
-	f, held, err := acquireLock(path)
+	f, held, err := filelock.Acquire(path)
 	if err != nil {
 		return nil, fmt.Errorf("lock run directory %s: %w", dir, err)
 	}
@@ -117,7 +121,7 @@ func LockRunDir(dir string) (unlock func(), err error) {
 	return func() {
 		once.Do(func() {
 			f.Truncate(0) // while still held: the record is this holder's
-			releaseLock(f, path)
+			filelock.Release(f, path)
 		})
 	}, nil
 }

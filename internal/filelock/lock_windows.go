@@ -1,6 +1,6 @@
 //go:build windows
 
-package train
+package filelock
 
 import (
 	"errors"
@@ -10,16 +10,16 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// lockReleasedOnExit: Windows releases a process's file locks when it ends.
-const lockReleasedOnExit = true
+// ReleasedOnExit: Windows releases a process's file locks when it ends.
+const ReleasedOnExit = true
 
 // lockOffsetHigh places the locked byte at 2^32, past the holder's record,
 // which other processes then can still read (a locked range cannot be).
 const lockOffsetHigh = 1
 
-// acquireLock opens path and locks one byte of it exclusively without
+// Acquire opens path and locks one byte of it exclusively without
 // waiting (LockFileEx); held reports that someone else has it.
-func acquireLock(path string) (f *os.File, held bool, err error) {
+func Acquire(path string) (f *os.File, held bool, err error) {
 	f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, false, err
@@ -37,8 +37,8 @@ func acquireLock(path string) (f *os.File, held bool, err error) {
 	return nil, false, fmt.Errorf("LockFileEx %s: %w", path, err)
 }
 
-// releaseLock drops the lock and closes f.
-func releaseLock(f *os.File, _ string) {
+// Release drops the lock and closes f.
+func Release(f *os.File, _ string) {
 	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, ol)
 	f.Close()

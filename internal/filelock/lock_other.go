@@ -1,6 +1,6 @@
 //go:build !(linux || darwin || dragonfly || freebsd || netbsd || openbsd || solaris || windows)
 
-package train
+package filelock
 
 import (
 	"errors"
@@ -9,13 +9,13 @@ import (
 	"os"
 )
 
-// lockReleasedOnExit: the fallback lock is a file a killed process leaves.
-const lockReleasedOnExit = false
+// ReleasedOnExit: the fallback lock is a file a killed process leaves.
+const ReleasedOnExit = false
 
-// acquireLock creates path exclusively (the fallback where no advisory
+// Acquire creates path exclusively (the fallback where no advisory
 // lock is known): held reports that it exists. A process that dies
 // holding it leaves it behind, to be removed by hand.
-func acquireLock(path string) (f *os.File, held bool, err error) {
+func Acquire(path string) (f *os.File, held bool, err error) {
 	f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	switch {
 	case err == nil:
@@ -26,8 +26,8 @@ func acquireLock(path string) (f *os.File, held bool, err error) {
 	return nil, false, fmt.Errorf("create %s: %w", path, err)
 }
 
-// releaseLock closes f and removes the lock file.
-func releaseLock(f *os.File, path string) {
+// Release closes f and removes the lock file.
+func Release(f *os.File, path string) {
 	f.Close()
 	os.Remove(path)
 }
