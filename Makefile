@@ -50,7 +50,7 @@ fuzz-smoke:
 # 30 s, simcse-stsb-plain 17-19 s, simcse-stsb 23 s (golden-kernels: 106-111 s in all); NCI1 11-18 s, the
 # other SimCSE 27-28 s, demo-images 34 s, a ResNet-8 CIFAR-10-subset config 62-65 s. go (purego): the same
 # graph configs 2.2-12 s, mvgrl-mutag 78-81 s, simcse-stsb-plain 18-20 s (golden-kernels: 157-165 s in all);
-# NCI1 14-22 s, the other SimCSE 31-33 s; demo-images stopped unfinished after 78 s. Per config:
+# NCI1 14-22 s, the other SimCSE 31-33 s; graphcl-collab 54-56 s, mvgrl-imdb-b 80-84 s, demo-images 94-104 s, a ResNet-8 config 160-277 s (2026-11-28 10:00-10:41, load 8-26). Per config:
 # docs/benchmarks.md ("Golden records per GEMM kernel"); one config alone:
 #   GODEBUG=cpu.avx512f=off go test ./train -run 'TestGoldenShippedConfigs/^NAME$$' -v
 #   go test -tags purego ./train -run 'TestGoldenShippedConfigs/^NAME$$' -v

@@ -233,25 +233,8 @@ var goldenBackends = []string{"avx512", "avx2", "go"}
 // command of goldenBackends with -update-golden, then again without it.
 var goldenSkip = map[string]map[string]string{
 	"avx2": {},
-	"go": {
-		"mvgrl-imdb-b":          goldenNotYet + "not measured on go (mvgrl-mutag: 78-81 s of CPU, 744-848 s of wall at load 26-52, against 30 s of CPU on avx2)",
-		"graphcl-collab":        goldenNotYet + "not measured on go (graphcl-nci1: 14 s of CPU, 140-154 s of wall at load 47-52)",
-		"demo-images":           goldenNotYet + "stopped unfinished on go after 78 s of CPU, 13 min of wall at load 46-50 (on avx2: 34 s of CPU)",
-		"simclr-cifar10-subset": goldenNotYet + goldenResNet8Go,
-		"dcl-cifar10-subset":    goldenNotYet + goldenResNet8Go,
-		"hcl-cifar10-subset":    goldenNotYet + goldenResNet8Go,
-		"mocov3-cifar10-subset": goldenNotYet + goldenResNet8Go,
-		"simclr-fashion-mnist":  goldenNotYet + goldenResNet8Go,
-		"mocov3-fashion-mnist":  goldenNotYet + goldenResNet8Go,
-		"simclr-cifar10":        goldenNotYet + "ResNet-20, not measured on go; " + goldenResNet8Go,
-	},
+	"go":   {},
 }
-
-// The reasons of goldenSkip.
-const (
-	goldenNotYet    = "not recorded yet (the recording of 2026-11-28, at a load average of 26-52 on 2 cores, ran out of time): "
-	goldenResNet8Go = "not measured on go; a ResNet-8 config on go (demo-images) was stopped unfinished after 78 s of CPU, 13 min of wall at load 46-50, and simclr-cifar10-subset on avx2 took 62 s of CPU"
-)
 
 // TestGoldenRecordFiles checks the record files of every kernel, on any
 // machine: each is in the folder of the kernel that made it, each names a
