@@ -176,70 +176,132 @@ func (d *imageDataset) split(name string) (n int, pixels []float32, err error) {
 	return 0, nil, fmt.Errorf("embed: image data has no split %q (%s)", name, strings.Join(d.Splits(), ", "))
 }
 
+// loadImages reads the image source data.source names (imageReaders), keeps
+// the first max_train/max_test images, checks the splits agree, and builds
+// the dataset with its normalised copies (newImageDataset).
 func loadImages(cfg *Config) (Dataset, error) {
 	dc := cfg.Data
-	ic := dc.Image
-	var (
-		tr, te, unl *data.ImageSet
-		err         error
-	)
-	dir := dc.ResolvedPath()
-	switch dc.Source {
-	case "cifar10":
-		if tr, err = data.ReadCIFAR10Dir(dir, true); err == nil {
-			te, err = data.ReadCIFAR10Dir(dir, false)
-		}
-	case "cifar100", "cifar100-coarse":
-		fine := dc.Source == "cifar100"
-		if tr, err = data.ReadCIFAR100Dir(dir, true, fine); err == nil {
-			te, err = data.ReadCIFAR100Dir(dir, false, fine)
-		}
-	case "idx":
-		if tr, err = data.ReadMNISTDir(dir, true); err == nil {
-			te, err = data.ReadMNISTDir(dir, false)
-		}
-	case "stl10":
-		opt := data.STL10Options{Size: ic.Size, Max: ic.MaxTrain}
-		if tr, err = data.ReadSTL10Dir(dir, "train", opt); err == nil {
-			opt.Max = ic.MaxTest
-			if te, err = data.ReadSTL10Dir(dir, "test", opt); err == nil && ic.Pretrain == "train+unlabeled" {
-				opt.Max = ic.MaxUnlabeled
-				unl, err = data.ReadSTL10Dir(dir, "unlabeled", opt)
-			}
-		}
-	case "folder":
-		tr, te, unl, err = readImageFolders(dir, ic)
-	case "synthetic":
-		sc := data.SynthImageConfig{Images: ic.Images + ic.TestImages, Classes: ic.Classes, Channels: 3, Height: ic.Size, Width: ic.Size, Noise: ic.Noise}
-		var all *data.ImageSet
-		if all, err = data.GenerateImages(sc, ic.Seed); err == nil {
-			if tr, err = all.Subset(seq(ic.Images)); err == nil {
-				te, err = all.Subset(seqFrom(ic.Images, ic.TestImages))
-			}
-		}
-	default:
-		err = fmt.Errorf("data.source %q is not an image source (%s)", dc.Source, strings.Join(imageSources, ", "))
+	read, ok := imageReaders[dc.Source]
+	if !ok {
+		return nil, loadError(dc, fmt.Errorf("data.source %q is not an image source (%s)", dc.Source, strings.Join(imageSources, ", ")))
 	}
+	sp, err := read(dc.ResolvedPath(), dc.Source, dc.Image)
 	if err != nil {
 		return nil, loadError(dc, err)
 	}
-	if tr, err = firstImages(tr, ic.MaxTrain); err != nil {
+	if sp.train, err = firstImages(sp.train, dc.Image.MaxTrain); err != nil {
 		return nil, err
 	}
-	if te, err = firstImages(te, ic.MaxTest); err != nil {
+	if sp.test, err = firstImages(sp.test, dc.Image.MaxTest); err != nil {
 		return nil, err
 	}
+	if err := sp.check(); err != nil {
+		return nil, err
+	}
+	return newImageDataset(sp)
+}
+
+// imageSplits are the image sets a source reads: labelled training and test
+// images, and unlabelled pre-training images (STL-10's, a folder's) or nil.
+type imageSplits struct{ train, test, unlabeled *data.ImageSet }
+
+// imageReader reads the splits of one image source from dir; source is the
+// data.source value (one reader serves cifar100 and cifar100-coarse).
+type imageReader func(dir, source string, ic ImageDataConfig) (imageSplits, error)
+
+// imageReaders holds the reader of each value of imageSources.
+var imageReaders = map[string]imageReader{
+	"cifar10":         readCIFAR10Splits,
+	"cifar100":        readCIFAR100Splits,
+	"cifar100-coarse": readCIFAR100Splits,
+	"idx":             readIDXSplits,
+	"stl10":           readSTL10Splits,
+	"folder":          readFolderSplits,
+	"synthetic":       generateImageSplits,
+}
+
+func readCIFAR10Splits(dir, _ string, _ ImageDataConfig) (sp imageSplits, err error) {
+	if sp.train, err = data.ReadCIFAR10Dir(dir, true); err == nil {
+		sp.test, err = data.ReadCIFAR10Dir(dir, false)
+	}
+	return sp, err
+}
+
+func readCIFAR100Splits(dir, source string, _ ImageDataConfig) (sp imageSplits, err error) {
+	fine := source == "cifar100"
+	if sp.train, err = data.ReadCIFAR100Dir(dir, true, fine); err == nil {
+		sp.test, err = data.ReadCIFAR100Dir(dir, false, fine)
+	}
+	return sp, err
+}
+
+func readIDXSplits(dir, _ string, _ ImageDataConfig) (sp imageSplits, err error) {
+	if sp.train, err = data.ReadMNISTDir(dir, true); err == nil {
+		sp.test, err = data.ReadMNISTDir(dir, false)
+	}
+	return sp, err
+}
+
+// readSTL10Splits reads STL-10's train and test splits, and its unlabeled
+// split with pretrain train+unlabeled.
+func readSTL10Splits(dir, _ string, ic ImageDataConfig) (sp imageSplits, err error) {
+	opt := data.STL10Options{Size: ic.Size, Max: ic.MaxTrain}
+	if sp.train, err = data.ReadSTL10Dir(dir, "train", opt); err != nil {
+		return sp, err
+	}
+	opt.Max = ic.MaxTest
+	if sp.test, err = data.ReadSTL10Dir(dir, "test", opt); err != nil || ic.Pretrain != "train+unlabeled" {
+		return sp, err
+	}
+	opt.Max = ic.MaxUnlabeled
+	sp.unlabeled, err = data.ReadSTL10Dir(dir, "unlabeled", opt)
+	return sp, err
+}
+
+func readFolderSplits(dir, _ string, ic ImageDataConfig) (sp imageSplits, err error) {
+	sp.train, sp.test, sp.unlabeled, err = readImageFolders(dir, ic)
+	return sp, err
+}
+
+// generateImageSplits generates images+test_images synthetic images and
+// splits them in that order.
+func generateImageSplits(_, _ string, ic ImageDataConfig) (sp imageSplits, err error) {
+	sc := data.SynthImageConfig{Images: ic.Images + ic.TestImages, Classes: ic.Classes, Channels: 3, Height: ic.Size, Width: ic.Size, Noise: ic.Noise}
+	all, err := data.GenerateImages(sc, ic.Seed)
+	if err != nil {
+		return sp, err
+	}
+	if sp.train, err = all.Subset(seq(ic.Images)); err == nil {
+		sp.test, err = all.Subset(seqFrom(ic.Images, ic.TestImages))
+	}
+	return sp, err
+}
+
+// check reports splits the image modality cannot use: unlabelled training
+// or test images, or splits of different image shapes.
+func (sp imageSplits) check() error {
+	tr, te, unl := sp.train, sp.test, sp.unlabeled
 	if tr.Labels == nil || te.Labels == nil {
-		return nil, fmt.Errorf("load dataset %s: the image modality needs labelled training and test sets (for evaluation only)", tr.Name)
+		return fmt.Errorf("load dataset %s: the image modality needs labelled training and test sets (for evaluation only)", tr.Name)
 	}
 	if tr.C != te.C || tr.H != te.H || tr.W != te.W {
-		return nil, fmt.Errorf("load dataset %s: training images are %d×%d×%d, test images %d×%d×%d", tr.Name, tr.C, tr.H, tr.W, te.C, te.H, te.W)
+		return fmt.Errorf("load dataset %s: training images are %d×%d×%d, test images %d×%d×%d", tr.Name, tr.C, tr.H, tr.W, te.C, te.H, te.W)
 	}
+	if unl != nil && (unl.C != tr.C || unl.H != tr.H || unl.W != tr.W) {
+		return fmt.Errorf("load dataset %s: training images are %d×%d×%d, unlabeled images %d×%d×%d", tr.Name, tr.C, tr.H, tr.W, unl.C, unl.H, unl.W)
+	}
+	return nil
+}
+
+// newImageDataset builds the dataset of checked splits: the unlabelled
+// images appended to the training set (after its labelled ones), the
+// per-channel mean and std of that set, and normalised copies of the
+// training and test pixels for evaluation-mode embeddings (the sets keep
+// their [0,1] pixels for augmentation).
+func newImageDataset(sp imageSplits) (*imageDataset, error) {
+	tr, te := sp.train, sp.test
 	d := &imageDataset{train: tr, test: te, labeled: tr.N, labels: tr.Labels}
-	if unl != nil {
-		if unl.C != tr.C || unl.H != tr.H || unl.W != tr.W {
-			return nil, fmt.Errorf("load dataset %s: training images are %d×%d×%d, unlabeled images %d×%d×%d", tr.Name, tr.C, tr.H, tr.W, unl.C, unl.H, unl.W)
-		}
+	if unl := sp.unlabeled; unl != nil {
 		all := *tr
 		all.N, all.Labels = tr.N+unl.N, nil
 		all.Pixels = append(slices.Clip(tr.Pixels), unl.Pixels...)
@@ -251,8 +313,6 @@ func loadImages(cfg *Config) (Dataset, error) {
 			return nil, fmt.Errorf("load dataset %s: channel %d of the training images is constant (std %v); cannot normalise", tr.Name, c, s)
 		}
 	}
-	// The sets keep their [0,1] pixels for augmentation; evaluation-mode
-	// embeddings read normalised copies.
 	for _, sp := range []struct {
 		set *data.ImageSet
 		dst *[]float32

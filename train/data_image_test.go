@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -175,5 +176,20 @@ func TestImageSourceErrors(t *testing.T) {
 	cfg = mustParse(t, tinyOwnImages, "data={source: folder, path: "+own+", image: {size: 16}}")
 	if _, err := dataSpecs["image"].Load(&cfg); err == nil || !strings.Contains(err.Error(), "test/") {
 		t.Errorf("folder without test/: error %v", err)
+	}
+}
+
+// TestImageReadersCoverSources checks that every allowed data.source of the
+// image modality has a reader and every reader an allowed value.
+func TestImageReadersCoverSources(t *testing.T) {
+	for _, s := range imageSources {
+		if imageReaders[s] == nil {
+			t.Errorf("data.source %q is allowed but has no reader in imageReaders", s)
+		}
+	}
+	for s := range imageReaders {
+		if !slices.Contains(imageSources, s) {
+			t.Errorf("imageReaders has a reader for %q, which imageSources does not allow", s)
+		}
 	}
 }
