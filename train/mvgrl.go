@@ -179,7 +179,10 @@ func perGraph(graphs []*data.Graph, f func(*data.Graph) (data.SparseMatrix, erro
 type mvgrlMethod struct {
 	set   *data.GraphSet
 	views [2][]data.SparseMatrix // per graph: normalised adjacency, diffusion
-	m     *model.MVGRL
+	// packer packs batches of set's graphs with their views (checked
+	// once, in newMVGRL).
+	packer *model.ViewPacker
+	m      *model.MVGRL
 	// term is the local–global objective of loss.kind (LocalGlobal or
 	// LocalGlobalNCE) of one direction.
 	term  func(local, global *G.Node, graphPtr []int32) (*G.Node, error)
@@ -212,28 +215,24 @@ func newMVGRL(cfg *Config, ds Dataset, seed uint64) (Method, error) {
 	default:
 		return nil, fmt.Errorf("mvgrl: loss.kind %q; allowed: %s", cfg.Loss.Kind, strings.Join(loss.LocalGlobalKinds, ", "))
 	}
-	return &mvgrlMethod{set: gd.set, views: [2][]data.SparseMatrix{adj, diff}, m: m, term: term}, nil
+	views := [2][]data.SparseMatrix{adj, diff}
+	packer, err := model.NewViewPacker(gd.set.Graphs, views)
+	if err != nil {
+		return nil, fmt.Errorf("mvgrl: %s: %w", gd.set.Name, err)
+	}
+	return &mvgrlMethod{set: gd.set, views: views, packer: packer, m: m, term: term}, nil
 }
 
 func (g *mvgrlMethod) Params() []*model.Param { return g.m.Params() }
 
 // batch packs the graphs idx with their two views.
 func (g *mvgrlMethod) batch(idx []int) (*model.ViewBatch, error) {
-	graphs := make([]*data.Graph, len(idx))
-	var views [2][]data.SparseMatrix
-	for v := range views {
-		views[v] = make([]data.SparseMatrix, len(idx))
-	}
-	for i, j := range idx {
+	for _, j := range idx {
 		if j < 0 || j >= len(g.set.Graphs) {
 			return nil, fmt.Errorf("mvgrl: instance %d out of range [0, %d)", j, len(g.set.Graphs))
 		}
-		graphs[i] = g.set.Graphs[j]
-		for v := range views {
-			views[v][i] = g.views[v][j]
-		}
 	}
-	return model.PackViews(graphs, views)
+	return g.packer.Pack(idx)
 }
 
 // Step encodes both views of the graphs idx and returns the loss, the
