@@ -2,7 +2,6 @@ package ops
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"gorgonia.org/gorgonia"
@@ -249,29 +248,6 @@ func preluGradX[T float32 | float64](out, x, a, dy []T, c int) {
 	})
 }
 
-// slopeSum32 returns Σ dy·x over the entries with x <= 0, in float64, in
-// index order (the shared slope's gradient of preluGradSlope).
-func slopeSum32(x, dy []float32) float64 {
-	dy = dy[:len(x)]
-	var s float64
-	for i, v := range x {
-		p := float64(dy[i]) * float64(v)
-		s += math.Float64frombits(math.Float64bits(p) & keepMask(v))
-	}
-	return s
-}
-
-// keepMask returns all ones when v <= 0 (−0, +0, negative values and −Inf)
-// and 0 otherwise (positive values, +Inf and NaN of either sign), without a
-// branch, from the bits u of v: v > 0 is 1 <= u <= 0x7f800000, and v is NaN
-// when u without its sign exceeds 0x7f800000.
-func keepMask(v float32) uint64 {
-	u := math.Float32bits(v)
-	pos := int64(u-1) - 0x7f800000          // < 0 iff 1 <= u <= 0x7f800000 (u-1 wraps to 2³²−1 for u = 0)
-	nan := 0x7f800000 - int64(u&0x7fffffff) // < 0 iff NaN
-	return ^uint64((pos | nan) >> 63)
-}
-
 // preluGradSlope writes out[s] = Σ dy·x over the entries with x <= 0 of
 // slope s (every entry for one shared slope), in float64, in row order.
 func preluGradSlope[T float32 | float64](out, x, dy []T, c int) {
@@ -281,13 +257,7 @@ func preluGradSlope[T float32 | float64](out, x, dy []T, c int) {
 	case len(out) == 1:
 		// One chain in index order. A skipped entry adds +0, which leaves
 		// the sum's bits as they are (it is never -0: it starts at +0), so
-		// the loop needs no branch on the sign of x: the product's bits are
-		// masked with keepMask (a branch on a PReLU input's sign is
-		// mispredicted half the time, which cost 3× the chain's additions).
-		if x32, ok := any(x).([]float32); ok {
-			acc[0] = slopeSum32(x32, any(dy).([]float32))
-			break
-		}
+		// the loop needs no branch on the sign of x.
 		var s float64
 		for i, v := range x {
 			p := float64(dy[i]) * float64(v)

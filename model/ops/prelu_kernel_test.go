@@ -81,26 +81,3 @@ func TestPReLUKernelsMatchScalar(t *testing.T) {
 		}
 	}
 }
-
-// TestPReLUKeepMask checks the branch-free sign test of the shared slope's
-// gradient against v <= 0 on the edge bit patterns (zeros of both signs,
-// the smallest and largest finite values, infinities, NaNs of both signs)
-// and on random bits.
-func TestPReLUKeepMask(t *testing.T) {
-	bits := []uint32{0, 0x80000000, 1, 0x80000001, 0x007fffff, 0x00800000, 0x3f800000, 0xbf800000,
-		0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7f800001, 0xff800001, 0x7fc00000, 0xffc00000, 0x7fffffff, 0xffffffff}
-	r := rand.New(rand.NewPCG(11, 12))
-	for range 100000 {
-		bits = append(bits, r.Uint32())
-	}
-	for _, u := range bits {
-		v := math.Float32frombits(u)
-		want := uint64(0)
-		if v <= 0 {
-			want = ^uint64(0)
-		}
-		if got := keepMask(v); got != want {
-			t.Fatalf("keepMask(%#08x = %v) = %#x, want %#x", u, v, got, want)
-		}
-	}
-}
