@@ -295,6 +295,23 @@ func foldStats(rm, rv *tensor.Dense, mean, v []float64, n int, mom float64) {
 	}
 }
 
+// nodeFeatures adds to g the rows×cols input matrix x, named name, of
+// dtype dt: a float32 matrix uses x in place as its value (leave x
+// unchanged until the machine has run), a float64 one a widened copy.
+func nodeFeatures(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, rows, cols int, x []float32) *gorgonia.Node {
+	var xv *tensor.Dense
+	if dt == tensor.Float32 {
+		xv = tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(x))
+	} else {
+		x64 := make([]float64, len(x))
+		for i, v := range x {
+			x64[i] = float64(v)
+		}
+		xv = tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(x64))
+	}
+	return gorgonia.NewMatrix(g, dt, gorgonia.WithShape(rows, cols), gorgonia.WithName(name), gorgonia.WithValue(xv))
+}
+
 func floats64(d *tensor.Dense) []float64 {
 	out := make([]float64, d.DataSize())
 	for i := range out {
