@@ -256,6 +256,21 @@ func (b *binding) batchNorm(norm func(x, gamma, beta *gorgonia.Node, cfg ops.BNC
 	return y, nil
 }
 
+// StatsCommitter is a bound network with training-mode BatchNorm calls
+// (Bound, MLPBound, ResNetBound): CommitStats folds the batch statistics
+// of the calls since the last CommitStats into the running buffers, in
+// call order, once the machine has run; on error no buffer is changed.
+// A method that binds several networks commits each of them.
+type StatsCommitter interface {
+	CommitStats() error
+}
+
+var (
+	_ StatsCommitter = (*Bound)(nil)
+	_ StatsCommitter = (*MLPBound)(nil)
+	_ StatsCommitter = (*ResNetBound)(nil)
+)
+
 // commitStats folds the batch statistics of the latest run of every
 // recorded BatchNorm call into the running buffers, in call order (two
 // views = two updates, as two forward calls in PyTorch), with momentum mom
