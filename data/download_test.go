@@ -73,7 +73,7 @@ func sha(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// listTree returns every path under dir, relative to it.
+// listTree returns every path under dir, relative to it, sorted.
 func listTree(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
@@ -87,6 +87,7 @@ func listTree(t *testing.T, dir string) []string {
 		}
 		return nil
 	})
+	slices.Sort(out)
 	return out
 }
 
