@@ -186,6 +186,18 @@ func (r *golden) check() {
 	}
 }
 
+// embedded returns a function that passes on an embedding and fails t
+// on an error, for r.f32(name, embedded(t)(m.Embed(batch))).
+func embedded(t *testing.T) func([]float32, error) []float32 {
+	return func(e []float32, err error) []float32 {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+}
+
 // contrastiveStep builds the default loss of kind on the two projections,
 // runs the backward pass of g and records under name the loss, the
 // projections and the gradients grads returns. It returns the gradients
@@ -292,16 +304,8 @@ func goldenGIN(t *testing.T, r *golden) {
 		r.graph(tc.name, g)
 		vm.Close()
 		if !tc.f64 {
-			e, err := m.Embed(v1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.f32(tc.name+".embed", e)
-			pe, err := m.EmbedProjected(v2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.f32(tc.name+".embedproj", pe)
+			r.f32(tc.name+".embed", embedded(t)(m.Embed(v1)))
+			r.f32(tc.name+".embedproj", embedded(t)(m.EmbedProjected(v2)))
 		}
 	}
 }
@@ -459,21 +463,9 @@ func goldenText(t *testing.T, r *golden) {
 		r.graph(tc.name, g)
 		vm.Close()
 		if !tc.cfg.Float64 {
-			e, err := m.Embed(textBatch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.f32(tc.name+".embed", e)
-			pe, err := m.EmbedProjected(textBatch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.f32(tc.name+".embedproj", pe)
-			bg, err := m.EmbedBag(textBatch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.f32(tc.name+".embedbag", bg)
+			r.f32(tc.name+".embed", embedded(t)(m.Embed(textBatch)))
+			r.f32(tc.name+".embedproj", embedded(t)(m.EmbedProjected(textBatch)))
+			r.f32(tc.name+".embedbag", embedded(t)(m.EmbedBag(textBatch)))
 		}
 	}
 }
