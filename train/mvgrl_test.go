@@ -141,6 +141,22 @@ func TestMVGRLStepAndEmbed(t *testing.T) {
 	}
 }
 
+// runScored runs cfg into dir, uninterrupted, and checks that every run is
+// scored by a positive svm_accuracy.
+func runScored(t *testing.T, cfg Config, dir string) *Results {
+	t.Helper()
+	res, err := Run(context.Background(), cfg, Options{OutDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		if r.Metric != "svm_accuracy" || !(r.Value > 0) {
+			t.Errorf("%s: %s %v", r.ID, r.Metric, r.Value)
+		}
+	}
+	return res
+}
+
 // TestMVGRLRunAndResume trains MVGRL with Uniform, kNN and BatchSampler,
 // interrupts the BatchSampler run mid-epoch, resumes it, and checks that
 // the resumed experiment ends bit for bit where an uninterrupted one does:
@@ -149,15 +165,7 @@ func TestMVGRLRunAndResume(t *testing.T) {
 	cfg := mustParse(t, tinySynthetic, append(slices.Clone(tinyMVGRL), "seeds=[0]",
 		`samplers=[{kind: uniform}, {kind: knn, refresh_every: 2}, {kind: batchsampler, label: bs, m: 30, k: 5, alpha: 0.3, refresh_every: 2}]`)...)
 	ref := t.TempDir()
-	want, err := Run(context.Background(), cfg, Options{OutDir: ref})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range want.Runs {
-		if r.Metric != "svm_accuracy" || !(r.Value > 0) {
-			t.Errorf("%s: %s %v", r.ID, r.Metric, r.Value)
-		}
-	}
+	want := runScored(t, cfg, ref)
 	dir := t.TempDir()
 	interruptAt(t, cfg, dir, "bs-seed0", 5)
 	got, err := Run(context.Background(), cfg, Options{OutDir: dir, Resume: true})
@@ -245,15 +253,7 @@ func TestMVGRLNCETrainsAndResumes(t *testing.T) {
 	cfg := mustParse(t, tinySynthetic, append(slices.Clone(tinyMVGRLNCE), "seeds=[0]", "train.epochs=8",
 		`samplers=[{kind: uniform}, {kind: batchsampler, label: bs, m: 30, k: 5, alpha: 0.3, refresh_every: 2}]`)...)
 	ref := t.TempDir()
-	want, err := Run(context.Background(), cfg, Options{OutDir: ref})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range want.Runs {
-		if r.Metric != "svm_accuracy" || !(r.Value > 0) {
-			t.Errorf("%s: %s %v", r.ID, r.Metric, r.Value)
-		}
-	}
+	want := runScored(t, cfg, ref)
 	for _, e := range want.Results {
 		if e.Loss != loss.KindNCELocalGlobal {
 			t.Errorf("%s: results loss %q", e.Sampler, e.Loss)
