@@ -31,13 +31,16 @@ func TestDgemmMatchesLoop(t *testing.T) {
 			for j := range n {
 				var s float64
 				for p := range k {
-					av := a[i*lda+p]
+					var av, bv float64
 					if tc.ta {
 						av = a[p*lda+i]
+					} else {
+						av = a[i*lda+p]
 					}
-					bv := b[p*ldb+j]
 					if tc.tb {
 						bv = b[j*ldb+p]
+					} else {
+						bv = b[p*ldb+j]
 					}
 					s += av * bv
 				}
