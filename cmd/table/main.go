@@ -66,7 +66,6 @@ import (
 	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/cmd/internal/cli"
 	"github.com/batchsampler-go/batchsampler/cmd/internal/progress"
-	"github.com/batchsampler-go/batchsampler/internal/gctune"
 	"github.com/batchsampler-go/batchsampler/sampler"
 	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"
@@ -96,12 +95,7 @@ func run(args []string) error {
 		}
 		return err
 	}
-	// Cap the collector's headroom (internal/gctune) unless GOGC says
-	// otherwise: a run with gigabytes live peaks at about its live heap
-	// plus 256 MB instead of twice its live heap.
-	if os.Getenv("GOGC") == "" {
-		defer gctune.Default().Start(context.Background())()
-	}
+	defer cli.TuneGC()()
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q: expected flags only", fs.Args())
 	}

@@ -58,7 +58,6 @@ import (
 	"github.com/batchsampler-go/batchsampler/cellrun"
 	"github.com/batchsampler-go/batchsampler/cmd/internal/cli"
 	"github.com/batchsampler-go/batchsampler/cmd/internal/progress"
-	"github.com/batchsampler-go/batchsampler/internal/gctune"
 	"github.com/batchsampler-go/batchsampler/sweep"
 	"github.com/batchsampler-go/batchsampler/train"
 )
@@ -139,12 +138,7 @@ func run(args []string) (err error) {
 	if o == nil {
 		return err
 	}
-	// Cap the collector's headroom (internal/gctune) unless GOGC says
-	// otherwise: a run with gigabytes live peaks at about its live heap
-	// plus 256 MB instead of twice its live heap.
-	if os.Getenv("GOGC") == "" {
-		defer gctune.Default().Start(context.Background())()
-	}
+	defer cli.TuneGC()()
 	stopProfiles, err := startProfiles(o.cpuProfile, o.memProfile)
 	if err != nil {
 		return err

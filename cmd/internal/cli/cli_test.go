@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"runtime/debug"
 	"testing"
 
 	"github.com/batchsampler-go/batchsampler/train"
@@ -47,4 +48,34 @@ func TestReport(t *testing.T) {
 	if got, want := b.String(), "table: no datasets\n"; got != want {
 		t.Errorf("report wrote %q, want %q", got, want)
 	}
+}
+
+// gcPercent reads the GC percent (setting it back at once).
+func gcPercent() int {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestTuneGC: without GOGC the GC percent is tuned (a small live heap
+// under the 256 MB headroom gets 100, from the 50 set here) and restored by
+// stop; with GOGC set it is left alone.
+func TestTuneGC(t *testing.T) {
+	const orig = 50
+	defer debug.SetGCPercent(debug.SetGCPercent(orig))
+	t.Setenv("GOGC", "")
+	stop := TuneGC()
+	if p := gcPercent(); p != 100 {
+		t.Errorf("GC percent %d while tuning a small heap, want 100", p)
+	}
+	stop()
+	if p := gcPercent(); p != orig {
+		t.Errorf("GC percent %d after stop, want %d restored", p, orig)
+	}
+	t.Setenv("GOGC", "100")
+	stop = TuneGC()
+	if p := gcPercent(); p != orig {
+		t.Errorf("GC percent %d with GOGC set, want %d untouched", p, orig)
+	}
+	stop()
 }
