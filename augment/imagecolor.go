@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/batchsampler-go/batchsampler/internal/hsv"
 )
 
 // Luma weights of torchvision's rgb_to_grayscale for tensors (ITU-R 601-2).
@@ -171,16 +173,10 @@ func AdjustContrast(dst, src []float32, c, h, w int, f float32) {
 // clamp(f·x + (1−f)·l, 0, 1) (torchvision's adjust_saturation). Images
 // without three channels are copied unchanged.
 func AdjustSaturation(dst, src []float32, c, h, w int, f float32) {
-	checkImage("adjust_saturation", dst, src, c, h, w)
-	if c != 3 {
-		if !sameStart(dst, src) {
-			copy(dst, src)
-		}
+	r, g, b, dr, dg, db, ok := rgbPlanes("adjust_saturation", dst, src, c, h, w)
+	if !ok {
 		return
 	}
-	hw := h * w
-	r, g, b := src[:hw], src[hw:2*hw], src[2*hw:3*hw]
-	dr, dg, db := dst[:hw], dst[hw:2*hw], dst[2*hw:3*hw]
 	for i := range r {
 		l := (1 - f) * (LumaR*r[i] + LumaG*g[i] + LumaB*b[i])
 		dr[i], dg[i], db[i] = clamp01(f*r[i]+l), clamp01(f*g[i]+l), clamp01(f*b[i]+l)
@@ -191,21 +187,31 @@ func AdjustSaturation(dst, src []float32, c, h, w int, f float32) {
 // colour wheel, in [−0.5, 0.5]) through torchvision's _rgb2hsv and
 // _hsv2rgb. Images without three channels are copied unchanged.
 func AdjustHue(dst, src []float32, c, h, w int, delta float32) {
-	checkImage("adjust_hue", dst, src, c, h, w)
-	if c != 3 {
-		if !sameStart(dst, src) {
-			copy(dst, src)
-		}
+	r, g, b, dr, dg, db, ok := rgbPlanes("adjust_hue", dst, src, c, h, w)
+	if !ok {
 		return
 	}
-	hw := h * w
-	r, g, b := src[:hw], src[hw:2*hw], src[2*hw:3*hw]
-	dr, dg, db := dst[:hw], dst[hw:2*hw], dst[2*hw:3*hw]
 	for i := range r {
 		hh, s, v := RGBToHSV(r[i], g[i], b[i])
 		hh = wrapUnit(hh + delta) // Python's (h + delta) % 1.0
 		dr[i], dg[i], db[i] = HSVToRGB(hh, s, v)
 	}
+}
+
+// rgbPlanes checks the c×h×w images dst and src for the adjustment op and
+// returns the red, green and blue planes of src and of dst. For an image
+// without three channels it copies src into dst (unless they are one) and
+// reports false: the per-pixel colour adjustments leave it unchanged.
+func rgbPlanes(op string, dst, src []float32, c, h, w int) (r, g, b, dr, dg, db []float32, ok bool) {
+	checkImage(op, dst, src, c, h, w)
+	if c != 3 {
+		if !sameStart(dst, src) {
+			copy(dst, src)
+		}
+		return nil, nil, nil, nil, nil, nil, false
+	}
+	hw := h * w
+	return src[:hw], src[hw : 2*hw], src[2*hw : 3*hw], dst[:hw], dst[hw : 2*hw], dst[2*hw : 3*hw], true
 }
 
 // wrapUnit returns x mod 1 in [0,1] for any finite x (1 only by rounding
@@ -259,20 +265,7 @@ func HSVToRGB(h, s, v float32) (r, g, b float32) {
 	p := clamp01(v * (1 - s))
 	q := clamp01(v * (1 - s*f))
 	t := clamp01(v * (1 - s*(1-f)))
-	switch i {
-	case 0:
-		return v, t, p
-	case 1:
-		return q, v, p
-	case 2:
-		return p, v, t
-	case 3:
-		return p, q, v
-	case 4:
-		return t, p, v
-	default:
-		return v, p, q
-	}
+	return hsv.Sextant(i, v, p, q, t)
 }
 
 // RandomGrayscale replaces, with probability P, every channel of an RGB

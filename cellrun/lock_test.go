@@ -1,56 +1,25 @@
 package cellrun
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/batchsampler-go/batchsampler/internal/filelock/filelocktest"
 )
 
-// lockHolderEnv makes the test binary a process that holds a cell's lock
-// (TestMain): it prints "locked" and waits to be killed.
-const lockHolderEnv = "CELLRUN_TEST_HOLD_LOCK"
-
 func TestMain(m *testing.M) {
-	if dir := os.Getenv(lockHolderEnv); dir != "" {
-		if _, err := lockCell(dir); err != nil {
-			fmt.Println("error:", err)
-			os.Exit(1)
-		}
-		fmt.Println("locked")
-		time.Sleep(time.Minute)
-		os.Exit(0)
-	}
+	// A holder process (filelocktest.Hold) locks a cell the way a task does.
+	filelocktest.Main(func(dir string) error { _, err := lockCell(dir); return err })
 	os.Exit(m.Run())
 }
 
-// holdLock starts a process that holds the lock of cell dir.
-func holdLock(t *testing.T, dir string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), lockHolderEnv+"="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	if line != "locked\n" {
-		t.Fatalf("the holder process says %q", line)
-	}
-	return cmd
-}
-
-// TestLockCell: a held cell is ErrBusy naming the holder, in this
-// process and from another; released, or its holder killed, it is free.
+// TestLockCell: a held cell is ErrBusy naming the holder, in this process
+// and from another (the record lockCell writes); released, or its holder
+// killed (a crashed task submitted again), it is free.
 func TestLockCell(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "MUTAG", "graphcl")
 	unlock, err := lockCell(dir)
@@ -72,7 +41,7 @@ func TestLockCell(t *testing.T) {
 	}
 	again()
 
-	holder := holdLock(t, dir)
+	holder := filelocktest.Hold(t, dir)
 	_, err = lockCell(dir)
 	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), fmt.Sprintf("locked by pid %d", holder.Process.Pid)) {
 		t.Fatalf("a cell another process holds: %v, want ErrBusy naming pid %d", err, holder.Process.Pid)

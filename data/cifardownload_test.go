@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -77,24 +76,6 @@ func md5Hex(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// cifarTree returns every path under dir, relative to it, sorted.
-func cifarTree(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != dir {
-			rel, _ := filepath.Rel(dir, p)
-			out = append(out, rel)
-		}
-		return nil
-	})
-	slices.Sort(out)
-	return out
-}
-
 func TestFetchCIFAR(t *testing.T) {
 	good := cifarTarGz(t)
 	corrupt := slices.Clone(good)
@@ -123,7 +104,7 @@ func TestFetchCIFAR(t *testing.T) {
 			}
 			wantTree := []string{"cifar-10-batches-bin", "cifar-10-batches-bin/batches.meta.txt", "cifar-10-batches-bin/data_batch_1.bin",
 				"cifar-10-batches-bin/data_batch_2.bin", "cifar-10-batches-bin/test_batch.bin"}
-			if got := cifarTree(t, dest); !slices.Equal(got, wantTree) {
+			if got := listTree(t, dest); !slices.Equal(got, wantTree) {
 				t.Fatalf("tree %v, want %v (archive and temporary files removed)", got, wantTree)
 			}
 			s, err := ReadCIFAR10Dir(dest, true)
@@ -141,7 +122,7 @@ func TestFetchCIFAR(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "checksum mismatch: expected md5 "+md5Hex(good)+", received md5 "+md5Hex(corrupt)) {
 			t.Fatalf("error %v", err)
 		}
-		if tree := cifarTree(t, dest); len(tree) != 0 {
+		if tree := listTree(t, dest); len(tree) != 0 {
 			t.Fatalf("left behind %v", tree)
 		}
 		// Without a checksum the corruption is caught by gzip or tar, and
@@ -150,7 +131,7 @@ func TestFetchCIFAR(t *testing.T) {
 		if err == nil {
 			t.Fatal("corrupted archive extracted")
 		}
-		if tree := cifarTree(t, dest); len(tree) != 0 {
+		if tree := listTree(t, dest); len(tree) != 0 {
 			t.Fatalf("left behind %v", tree)
 		}
 	})
@@ -161,7 +142,7 @@ func TestFetchCIFAR(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), `"../evil.bin" has a ".." element`) {
 			t.Fatalf("error %v", err)
 		}
-		if tree := cifarTree(t, parent); !slices.Equal(tree, []string{"cifar"}) {
+		if tree := listTree(t, parent); !slices.Equal(tree, []string{"cifar"}) {
 			t.Fatalf("after rejection the tree holds %v", tree)
 		}
 	})
@@ -173,7 +154,7 @@ func TestFetchCIFAR(t *testing.T) {
 		if _, err := FetchCIFAR(ctx, srv.URL+"/missing/cifar-10-binary.tar.gz", "", dest); err == nil || !strings.Contains(err.Error(), "404") {
 			t.Fatalf("missing: %v", err)
 		}
-		if tree := cifarTree(t, dest); len(tree) != 0 {
+		if tree := listTree(t, dest); len(tree) != 0 {
 			t.Fatalf("left behind %v", tree)
 		}
 	})
@@ -210,7 +191,7 @@ func TestExtractTarGzRejects(t *testing.T) {
 				t.Fatalf("error %v, want one naming the archive and containing %q", err, tt.contains)
 			}
 			// Rejected before any write: even ok.txt is absent.
-			if tree := cifarTree(t, parent); !slices.Equal(tree, []string{"x.tar.gz"}) {
+			if tree := listTree(t, parent); !slices.Equal(tree, []string{"x.tar.gz"}) {
 				t.Fatalf("after rejection the directory holds %v", tree)
 			}
 		})
@@ -224,7 +205,7 @@ func TestExtractTarGzRejects(t *testing.T) {
 		if err := ExtractTarGz(p, filepath.Join(parent, "dest")); err == nil || !strings.Contains(err.Error(), "gzip") {
 			t.Fatalf("error %v", err)
 		}
-		if tree := cifarTree(t, parent); !slices.Equal(tree, []string{"x.tar.gz"}) {
+		if tree := listTree(t, parent); !slices.Equal(tree, []string{"x.tar.gz"}) {
 			t.Fatalf("after rejection the directory holds %v", tree)
 		}
 	})
@@ -252,7 +233,7 @@ func TestExtractTarGzSymlinkInDest(t *testing.T) {
 	if err := ExtractTarGz(p, dest); err == nil {
 		t.Fatal("member written through a symlink")
 	}
-	if tree := cifarTree(t, outside); len(tree) != 0 {
+	if tree := listTree(t, outside); len(tree) != 0 {
 		t.Fatalf("outside directory holds %v", tree)
 	}
 }
@@ -275,7 +256,7 @@ func TestExtractTarGzLayout(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dest, "a", "b", "c.txt")); err != nil || string(b) != "abc" {
 		t.Fatalf("a/b/c.txt = %q, %v", b, err)
 	}
-	if tree := cifarTree(t, dest); !slices.Equal(tree, []string{"a", "a/b", "a/b/c.txt", "top.txt"}) {
+	if tree := listTree(t, dest); !slices.Equal(tree, []string{"a", "a/b", "a/b/c.txt", "top.txt"}) {
 		t.Fatalf("tree %v", tree)
 	}
 }

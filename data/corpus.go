@@ -142,6 +142,22 @@ func newTextLines(r io.Reader, file string, max int) *textLines {
 	return &textLines{br: bufio.NewReaderSize(r, 1<<16), file: file, max: max}
 }
 
+// nextText is next for readers that take every line as text: a line of
+// more than max bytes or not in UTF-8 is an error (a *ParseError naming
+// the file and the line), so ok false means the end of the input.
+func (t *textLines) nextText() (b []byte, ok bool, err error) {
+	b, tooLong, ok, err := t.next()
+	switch {
+	case err != nil || !ok:
+		return nil, false, err
+	case tooLong:
+		return nil, false, parseErr(t.file, t.line, "line of %d bytes: expected at most %d", t.lineLen, t.max)
+	case !utf8.Valid(b):
+		return nil, false, parseErr(t.file, t.line, "invalid UTF-8 at byte %d of the line: expected UTF-8 text", invalidUTF8At(b)+1)
+	}
+	return b, true, nil
+}
+
 // next returns the next line without its "\n" or "\r\n" ending (and without
 // a leading byte order mark on line 1). tooLong reports a line of more than
 // max bytes, in which case b is nil and only lineLen is set. ok is false at

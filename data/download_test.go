@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -53,17 +54,9 @@ func makeZip(t testing.TB, members []zipMember) []byte {
 func toyZip(t testing.TB) []byte {
 	t.Helper()
 	members := []zipMember{{name: "TOY/", dir: true}}
-	dir := filepath.Join("testdata", "tu", "TOY")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		members = append(members, zipMember{name: "TOY/" + e.Name(), data: string(b)})
+	files := toyFS(t)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		members = append(members, zipMember{name: "TOY/" + name, data: string(files[name].Data)})
 	}
 	return makeZip(t, members)
 }
@@ -73,7 +66,7 @@ func sha(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// listTree returns every path under dir, relative to it.
+// listTree returns every path under dir, relative to it, sorted.
 func listTree(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
@@ -87,6 +80,7 @@ func listTree(t *testing.T, dir string) []string {
 		}
 		return nil
 	})
+	slices.Sort(out)
 	return out
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,12 +28,7 @@ import (
 // a neighbour listed in one direction only still makes an edge; self-loops
 // are kept once.
 func ReadGIN(path string) (*GraphSet, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read GIN dataset: %w", err)
-	}
-	defer f.Close()
-	return ReadGINFrom(f, path)
+	return readPath(path, "read GIN dataset", ReadGINFrom)
 }
 
 // ReadGINFrom is ReadGIN on a reader; file names the input in error

@@ -26,24 +26,14 @@ const idxUByte = 0x08
 // ImageSet with C = 1 and values b/255. The file must end right after the
 // data. Errors name the file and what was expected.
 func ReadIDXImages(path string) (*ImageSet, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read IDX images: %w", err)
-	}
-	defer f.Close()
-	return DecodeIDXImages(f, path)
+	return readPath(path, "read IDX images", DecodeIDXImages)
 }
 
 // ReadIDXLabels reads an IDX file of labels (MNIST's
 // train-labels-idx1-ubyte and the like), gzip-compressed or not: magic
 // 0x00000801, the big-endian uint32 count N, then N unsigned bytes.
 func ReadIDXLabels(path string) ([]int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read IDX labels: %w", err)
-	}
-	defer f.Close()
-	return DecodeIDXLabels(f, path)
+	return readPath(path, "read IDX labels", DecodeIDXLabels)
 }
 
 // ReadIDX reads an images file and a labels file (see [ReadIDXImages] and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 )
@@ -28,6 +29,19 @@ func (e *ParseError) Error() string {
 
 func parseErr(file string, line int, format string, args ...any) error {
 	return &ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// readPath opens the file at path and hands it to the reader from with
+// path as its name in errors; a file that cannot be opened is an error
+// "what: …" (what names the reading, as "read STS").
+func readPath[T any](path, what string, from func(io.Reader, string) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s: %w", what, err)
+	}
+	defer f.Close()
+	return from(f, path)
 }
 
 // lineReader yields the non-blank lines of a text file, trimmed of

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // STSPair is one sentence pair of a semantic-textual-similarity set with
@@ -37,12 +35,7 @@ const maxSTSLineBytes = 1 << 20
 // accepted; blank lines are skipped. Errors are *ParseError values that
 // name the file and the 1-based line.
 func ReadSTS(path string) ([]STSPair, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read STS: %w", err)
-	}
-	defer f.Close()
-	return ReadSTSFrom(f, path)
+	return readPath(path, "read STS", ReadSTSFrom)
 }
 
 // ReadSTSFrom is ReadSTS on a reader; file names the input in errors.
@@ -50,7 +43,7 @@ func ReadSTSFrom(r io.Reader, file string) ([]STSPair, error) {
 	lr := newTextLines(r, file, maxSTSLineBytes)
 	var out []STSPair
 	for {
-		b, tooLong, ok, err := lr.next()
+		b, ok, err := lr.nextText()
 		if err != nil {
 			return nil, err
 		}
@@ -59,12 +52,6 @@ func ReadSTSFrom(r io.Reader, file string) ([]STSPair, error) {
 				return nil, parseErr(file, 0, "no sentence pairs: expected tab-separated lines (genre, file, year, id, score, sentence1, sentence2)")
 			}
 			return out, nil
-		}
-		if tooLong {
-			return nil, parseErr(file, lr.line, "line of %d bytes: expected at most %d", lr.lineLen, maxSTSLineBytes)
-		}
-		if !utf8.Valid(b) {
-			return nil, parseErr(file, lr.line, "invalid UTF-8 at byte %d of the line: expected UTF-8 text", invalidUTF8At(b)+1)
 		}
 		line := string(b)
 		if strings.TrimFunc(line, unicode.IsSpace) == "" {
@@ -131,12 +118,7 @@ func (p SICKPair) STS() STSPair { return STSPair{S1: p.S1, S2: p.S2, Score: p.Sc
 // labels are one of ENTAILMENT, NEUTRAL, CONTRADICTION. Errors are
 // *ParseError values with the file and line.
 func ReadSICK(path string) ([]SICKPair, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read SICK: %w", err)
-	}
-	defer f.Close()
-	return ReadSICKFrom(f, path)
+	return readPath(path, "read SICK", ReadSICKFrom)
 }
 
 // ReadSICKFrom is ReadSICK on a reader; file names the input in errors.
@@ -146,18 +128,12 @@ func ReadSICKFrom(r io.Reader, file string) ([]SICKPair, error) {
 	col := map[string]int(nil)
 	nf := 0
 	for {
-		b, tooLong, ok, err := lr.next()
+		b, ok, err := lr.nextText()
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
-		}
-		if tooLong {
-			return nil, parseErr(file, lr.line, "line of %d bytes: expected at most %d", lr.lineLen, maxSTSLineBytes)
-		}
-		if !utf8.Valid(b) {
-			return nil, parseErr(file, lr.line, "invalid UTF-8 at byte %d of the line: expected UTF-8 text", invalidUTF8At(b)+1)
 		}
 		line := string(b)
 		if strings.TrimFunc(line, unicode.IsSpace) == "" {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/batchsampler-go/batchsampler/internal/hsv"
 )
 
 // SynthImageConfig parameterises GenerateImages.
@@ -222,18 +224,5 @@ func synthHSVToRGB(h, s, v float64) (r, g, b float64) {
 	i := int(h6) % 6
 	f := h6 - math.Floor(h6)
 	p, q, t := v*(1-s), v*(1-s*f), v*(1-s*(1-f))
-	switch i {
-	case 0:
-		return v, t, p
-	case 1:
-		return q, v, p
-	case 2:
-		return p, v, t
-	case 3:
-		return p, q, v
-	case 4:
-		return t, p, v
-	default:
-		return v, p, q
-	}
+	return hsv.Sextant(i, v, p, q, t)
 }

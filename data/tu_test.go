@@ -205,90 +205,53 @@ func deleteLines(data []byte, from, to int) []byte {
 }
 
 func TestReadTUErrors(t *testing.T) {
+	// Each case edits one file of TOY (TOY_<edit>.txt) and expects a
+	// *ParseError in TOY_<file>.txt at line (0: the whole file).
+	del := func(from, to int) func([]byte) []byte {
+		return func(b []byte) []byte { return deleteLines(b, from, to) }
+	}
+	repl := func(n int, line string) func([]byte) []byte {
+		return func(b []byte) []byte { return replaceLine(b, n, line) }
+	}
+	whole := func(data string) func([]byte) []byte { return func([]byte) []byte { return []byte(data) } }
 	tests := []struct {
 		name     string
-		edit     func(m fstest.MapFS)
+		edit     string
+		change   func([]byte) []byte
 		file     string
 		line     int
 		contains string
 	}{
-		{"indicator missing its last node", func(m fstest.MapFS) {
-			m["TOY_graph_indicator.txt"].Data = deleteLines(m["TOY_graph_indicator.txt"].Data, 11, 11)
-		}, "TOY_node_labels.txt", 11, "expected end of file after 10 lines"},
-		{"indicator missing the last graph", func(m fstest.MapFS) {
-			m["TOY_graph_indicator.txt"].Data = deleteLines(m["TOY_graph_indicator.txt"].Data, 9, 11)
-		}, "TOY_graph_labels.txt", 4, "names only 3 graphs"},
-		{"indicator not sorted", func(m fstest.MapFS) {
-			m["TOY_graph_indicator.txt"].Data = replaceLine(m["TOY_graph_indicator.txt"].Data, 8, "1")
-		}, "TOY_graph_indicator.txt", 8, "expected sorted ids"},
-		{"indicator skips a graph", func(m fstest.MapFS) {
-			m["TOY_graph_indicator.txt"].Data = replaceLine(m["TOY_graph_indicator.txt"].Data, 8, "4")
-		}, "TOY_graph_indicator.txt", 8, "expected sorted ids"},
-		{"indicator starts at 2", func(m fstest.MapFS) {
-			m["TOY_graph_indicator.txt"].Data = []byte("2\n2\n3\n")
-		}, "TOY_graph_indicator.txt", 1, "expected the first node to be in graph 1"},
-		{"indicator id zero", func(m fstest.MapFS) {
-			m["TOY_graph_indicator.txt"].Data = []byte("0\n0\n1\n")
-		}, "TOY_graph_indicator.txt", 1, "expected the first node to be in graph 1"},
-		{"indicator id beyond labels", func(m fstest.MapFS) {
-			m["TOY_graph_indicator.txt"].Data = replaceLine(m["TOY_graph_indicator.txt"].Data, 12, "5")
-		}, "TOY_graph_indicator.txt", 12, "expected 1..4"},
-		{"edge across graphs", func(m fstest.MapFS) {
-			m["TOY_A.txt"].Data = replaceLine(m["TOY_A.txt"].Data, 5, "3, 4")
-		}, "TOY_A.txt", 5, "joins graph 1 (nodes 1..3) and graph 2"},
-		{"node id out of range", func(m fstest.MapFS) {
-			m["TOY_A.txt"].Data = replaceLine(m["TOY_A.txt"].Data, 2, "12, 1")
-		}, "TOY_A.txt", 2, "node id 12 out of range: expected 1..11"},
-		{"node id zero", func(m fstest.MapFS) {
-			m["TOY_A.txt"].Data = replaceLine(m["TOY_A.txt"].Data, 3, "0, 1")
-		}, "TOY_A.txt", 3, "expected 1..11"},
-		{"float in A", func(m fstest.MapFS) {
-			m["TOY_A.txt"].Data = replaceLine(m["TOY_A.txt"].Data, 4, "1, 2.5")
-		}, "TOY_A.txt", 4, `expected "u, v"`},
-		{"three numbers in A", func(m fstest.MapFS) {
-			m["TOY_A.txt"].Data = replaceLine(m["TOY_A.txt"].Data, 6, "1, 2, 3")
-		}, "TOY_A.txt", 6, `expected "u, v"`},
-		{"huge number in A", func(m fstest.MapFS) {
-			m["TOY_A.txt"].Data = replaceLine(m["TOY_A.txt"].Data, 7, "1, 99999999999999999999")
-		}, "TOY_A.txt", 7, `expected "u, v"`},
-		{"blank line inside A", func(m fstest.MapFS) {
-			m["TOY_A.txt"].Data = replaceLine(m["TOY_A.txt"].Data, 9, "")
-		}, "TOY_A.txt", 9, "blank line"},
-		{"bad node label", func(m fstest.MapFS) {
-			m["TOY_node_labels.txt"].Data = replaceLine(m["TOY_node_labels.txt"].Data, 3, "x")
-		}, "TOY_node_labels.txt", 3, "expected one integer"},
-		{"node labels short", func(m fstest.MapFS) {
-			m["TOY_node_labels.txt"].Data = deleteLines(m["TOY_node_labels.txt"].Data, 10, 11)
-		}, "TOY_node_labels.txt", 10, "file ends after 9 lines: expected 11"},
-		{"graph label not an integer", func(m fstest.MapFS) {
-			m["TOY_graph_labels.txt"].Data = replaceLine(m["TOY_graph_labels.txt"].Data, 2, "1.5")
-		}, "TOY_graph_labels.txt", 2, "expected one integer"},
-		{"empty graph labels", func(m fstest.MapFS) {
-			m["TOY_graph_labels.txt"].Data = []byte("\n\n")
-		}, "TOY_graph_labels.txt", 0, "expected one line per graph"},
-		{"edge labels short", func(m fstest.MapFS) {
-			m["TOY_edge_labels.txt"].Data = deleteLines(m["TOY_edge_labels.txt"].Data, 17, 17)
-		}, "TOY_edge_labels.txt", 17, "expected 17 (one per line of TOY_A.txt)"},
-		{"edge labels long", func(m fstest.MapFS) {
-			m["TOY_edge_labels.txt"].Data = replaceLine(m["TOY_edge_labels.txt"].Data, 18, "1")
-		}, "TOY_edge_labels.txt", 18, "expected end of file after 17 lines"},
-		{"attribute not a number", func(m fstest.MapFS) {
-			m["TOY_node_attributes.txt"].Data = replaceLine(m["TOY_node_attributes.txt"].Data, 5, "0, abc")
-		}, "TOY_node_attributes.txt", 5, "expected a finite number"},
-		{"attribute NaN", func(m fstest.MapFS) {
-			m["TOY_node_attributes.txt"].Data = replaceLine(m["TOY_node_attributes.txt"].Data, 6, "NaN, 1")
-		}, "TOY_node_attributes.txt", 6, "expected a finite number"},
-		{"attribute count differs", func(m fstest.MapFS) {
-			m["TOY_node_attributes.txt"].Data = replaceLine(m["TOY_node_attributes.txt"].Data, 7, "1, 2, 3")
-		}, "TOY_node_attributes.txt", 7, "3 values: expected 2"},
-		{"attribute trailing comma", func(m fstest.MapFS) {
-			m["TOY_node_attributes.txt"].Data = replaceLine(m["TOY_node_attributes.txt"].Data, 8, "1, 2,")
-		}, "TOY_node_attributes.txt", 8, "expected a number after it"},
+		{"indicator missing its last node", "graph_indicator", del(11, 11), "node_labels", 11, "expected end of file after 10 lines"},
+		{"indicator missing the last graph", "graph_indicator", del(9, 11), "graph_labels", 4, "names only 3 graphs"},
+		{"indicator not sorted", "graph_indicator", repl(8, "1"), "graph_indicator", 8, "expected sorted ids"},
+		{"indicator skips a graph", "graph_indicator", repl(8, "4"), "graph_indicator", 8, "expected sorted ids"},
+		{"indicator starts at 2", "graph_indicator", whole("2\n2\n3\n"), "graph_indicator", 1, "expected the first node to be in graph 1"},
+		{"indicator id zero", "graph_indicator", whole("0\n0\n1\n"), "graph_indicator", 1, "expected the first node to be in graph 1"},
+		{"indicator id beyond labels", "graph_indicator", repl(12, "5"), "graph_indicator", 12, "expected 1..4"},
+		{"edge across graphs", "A", repl(5, "3, 4"), "A", 5, "joins graph 1 (nodes 1..3) and graph 2"},
+		{"node id out of range", "A", repl(2, "12, 1"), "A", 2, "node id 12 out of range: expected 1..11"},
+		{"node id zero", "A", repl(3, "0, 1"), "A", 3, "expected 1..11"},
+		{"float in A", "A", repl(4, "1, 2.5"), "A", 4, `expected "u, v"`},
+		{"three numbers in A", "A", repl(6, "1, 2, 3"), "A", 6, `expected "u, v"`},
+		{"huge number in A", "A", repl(7, "1, 99999999999999999999"), "A", 7, `expected "u, v"`},
+		{"blank line inside A", "A", repl(9, ""), "A", 9, "blank line"},
+		{"bad node label", "node_labels", repl(3, "x"), "node_labels", 3, "expected one integer"},
+		{"node labels short", "node_labels", del(10, 11), "node_labels", 10, "file ends after 9 lines: expected 11"},
+		{"graph label not an integer", "graph_labels", repl(2, "1.5"), "graph_labels", 2, "expected one integer"},
+		{"empty graph labels", "graph_labels", whole("\n\n"), "graph_labels", 0, "expected one line per graph"},
+		{"edge labels short", "edge_labels", del(17, 17), "edge_labels", 17, "expected 17 (one per line of TOY_A.txt)"},
+		{"edge labels long", "edge_labels", repl(18, "1"), "edge_labels", 18, "expected end of file after 17 lines"},
+		{"attribute not a number", "node_attributes", repl(5, "0, abc"), "node_attributes", 5, "expected a finite number"},
+		{"attribute NaN", "node_attributes", repl(6, "NaN, 1"), "node_attributes", 6, "expected a finite number"},
+		{"attribute count differs", "node_attributes", repl(7, "1, 2, 3"), "node_attributes", 7, "3 values: expected 2"},
+		{"attribute trailing comma", "node_attributes", repl(8, "1, 2,"), "node_attributes", 8, "expected a number after it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := toyFS(t)
-			tt.edit(m)
+			edited := "TOY_" + tt.edit + ".txt"
+			m[edited].Data = tt.change(m[edited].Data)
 			_, err := ReadTUFS(m, "TOY")
 			if err == nil {
 				t.Fatal("no error")
@@ -297,10 +260,11 @@ func TestReadTUErrors(t *testing.T) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("error %q is not a *ParseError", err)
 			}
-			if pe.File != tt.file || pe.Line != tt.line || !strings.Contains(pe.Msg, tt.contains) {
-				t.Fatalf("error %q: want file %s line %d containing %q", err, tt.file, tt.line, tt.contains)
+			file := "TOY_" + tt.file + ".txt"
+			if pe.File != file || pe.Line != tt.line || !strings.Contains(pe.Msg, tt.contains) {
+				t.Fatalf("error %q: want file %s line %d containing %q", err, file, tt.line, tt.contains)
 			}
-			if tt.line > 0 && !strings.Contains(err.Error(), tt.file+" line ") {
+			if tt.line > 0 && !strings.Contains(err.Error(), file+" line ") {
 				t.Fatalf("message %q does not name the file and line", err)
 			}
 		})

@@ -177,6 +177,25 @@ func (s *smoSolver) updateStatus(i int) {
 	s.flags[i] = f
 }
 
+// clipSum is one half of LIBSVM's clipping of an SMO step on a pair of
+// equal labels, which keeps a[x] + a[y] = sum: when sum > C and a[x] left
+// the box above, a[x] = C; when sum ≤ C and a[y] left it below, a[y] = 0;
+// the other takes the rest of the sum. update calls it on (i, j), then on
+// (j, i), as LIBSVM's two if-blocks.
+func clipSum(a []float64, x, y int, sum, C float64) {
+	if sum > C {
+		if a[x] > C {
+			a[x] = C
+			a[y] = sum - C
+		}
+	} else {
+		if a[y] < 0 {
+			a[y] = 0
+			a[x] = sum
+		}
+	}
+}
+
 // update performs one SMO step on the pair (i, j) (positions).
 func (s *smoSolver) update(i, j int) {
 	n := s.activeSize
@@ -227,28 +246,8 @@ func (s *smoSolver) update(i, j int) {
 		sum := a[i] + a[j]
 		a[i] -= delta
 		a[j] += delta
-		if sum > C {
-			if a[i] > C {
-				a[i] = C
-				a[j] = sum - C
-			}
-		} else {
-			if a[j] < 0 {
-				a[j] = 0
-				a[i] = sum
-			}
-		}
-		if sum > C {
-			if a[j] > C {
-				a[j] = C
-				a[i] = sum - C
-			}
-		} else {
-			if a[i] < 0 {
-				a[i] = 0
-				a[j] = sum
-			}
-		}
+		clipSum(a, i, j, sum, C)
+		clipSum(a, j, i, sum, C)
 	}
 
 	// LIBSVM: G_k += Q_ik Δα_i + Q_jk Δα_j, Q_ik = y_i y_k K_ik. Multiplied

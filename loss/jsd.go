@@ -11,8 +11,6 @@ import (
 
 	igemm "github.com/batchsampler-go/batchsampler/internal/gemm"
 	"github.com/batchsampler-go/batchsampler/internal/gop"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -241,18 +239,7 @@ func gemmT[T float32 | float64](transA, transB bool, m, n, k int, a []T, lda int
 	case []float32:
 		igemm.SgemmParallel(runtime.GOMAXPROCS(0), transA, transB, m, n, k, 1, a, lda, any(b).([]float32), ldb, 1, any(c).([]float32), ldc)
 	case []float64:
-		ta, tb := blas.NoTrans, blas.NoTrans
-		ar, ac, br, bc := m, k, k, n
-		if transA {
-			ta, ar, ac = blas.Trans, k, m
-		}
-		if transB {
-			tb, br, bc = blas.Trans, n, k
-		}
-		blas64.Gemm(ta, tb, 1,
-			blas64.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
-			blas64.General{Rows: br, Cols: bc, Stride: ldb, Data: any(b).([]float64)},
-			1, blas64.General{Rows: m, Cols: n, Stride: ldc, Data: any(c).([]float64)})
+		igemm.Dgemm(transA, transB, m, n, k, 1, a, lda, any(b).([]float64), ldb, 1, any(c).([]float64), ldc)
 	}
 }
 

@@ -256,6 +256,21 @@ func (b *binding) batchNorm(norm func(x, gamma, beta *gorgonia.Node, cfg ops.BNC
 	return y, nil
 }
 
+// StatsCommitter is a bound network with training-mode BatchNorm calls
+// (Bound, MLPBound, ResNetBound): CommitStats folds the batch statistics
+// of the calls since the last CommitStats into the running buffers, in
+// call order, once the machine has run; on error no buffer is changed.
+// A method that binds several networks commits each of them.
+type StatsCommitter interface {
+	CommitStats() error
+}
+
+var (
+	_ StatsCommitter = (*Bound)(nil)
+	_ StatsCommitter = (*MLPBound)(nil)
+	_ StatsCommitter = (*ResNetBound)(nil)
+)
+
 // commitStats folds the batch statistics of the latest run of every
 // recorded BatchNorm call into the running buffers, in call order (two
 // views = two updates, as two forward calls in PyTorch), with momentum mom
@@ -293,6 +308,23 @@ func foldStats(rm, rv *tensor.Dense, mean, v []float64, n int, mom float64) {
 		setAt(rm, j, (1-mom)*at(rm, j)+mom*mean[j])
 		setAt(rv, j, (1-mom)*at(rv, j)+mom*v[j]*unbias)
 	}
+}
+
+// nodeFeatures adds to g the rows×cols input matrix x, named name, of
+// dtype dt: a float32 matrix uses x in place as its value (leave x
+// unchanged until the machine has run), a float64 one a widened copy.
+func nodeFeatures(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, rows, cols int, x []float32) *gorgonia.Node {
+	var xv *tensor.Dense
+	if dt == tensor.Float32 {
+		xv = tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(x))
+	} else {
+		x64 := make([]float64, len(x))
+		for i, v := range x {
+			x64[i] = float64(v)
+		}
+		xv = tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(x64))
+	}
+	return gorgonia.NewMatrix(g, dt, gorgonia.WithShape(rows, cols), gorgonia.WithName(name), gorgonia.WithValue(xv))
 }
 
 func floats64(d *tensor.Dense) []float64 {

@@ -352,18 +352,7 @@ func (b *Bound) Encode(batch *GraphBatch, train bool) (_ *gorgonia.Node, err err
 		return nil, fmt.Errorf("encode: %w", err)
 	}
 	dt := b.m.dtype()
-	var xv *tensor.Dense
-	if dt == tensor.Float32 {
-		xv = tensor.New(tensor.WithShape(batch.NumNodes, batch.FeatDim), tensor.WithBacking(batch.X))
-	} else {
-		x64 := make([]float64, len(batch.X))
-		for i, v := range batch.X {
-			x64[i] = float64(v)
-		}
-		xv = tensor.New(tensor.WithShape(batch.NumNodes, batch.FeatDim), tensor.WithBacking(x64))
-	}
-	h := gorgonia.NewMatrix(b.g, dt, gorgonia.WithShape(batch.NumNodes, batch.FeatDim),
-		gorgonia.WithName(fmt.Sprintf("encode.%d.x", b.n)), gorgonia.WithValue(xv))
+	h := nodeFeatures(b.g, dt, fmt.Sprintf("encode.%d.x", b.n), batch.NumNodes, batch.FeatDim, batch.X)
 	b.n++
 
 	pooled := make([]*gorgonia.Node, 0, cfg.Layers)

@@ -186,6 +186,47 @@ func (r *golden) check() {
 	}
 }
 
+// embedded returns a function that passes on an embedding and fails t
+// on an error, for r.f32(name, embedded(t)(m.Embed(batch))).
+func embedded(t *testing.T) func([]float32, error) []float32 {
+	return func(e []float32, err error) []float32 {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+}
+
+// contrastiveStep builds the default loss of kind on the two projections,
+// runs the backward pass of g and records under name the loss, the
+// projections and the gradients grads returns. It returns the gradients
+// and the machine that ran, for the caller to close when done with g.
+func (r *golden) contrastiveStep(t *testing.T, name, kind string, g *gorgonia.ExprGraph, projs []*gorgonia.Node, learnables gorgonia.Nodes, grads func() ([][]float32, error)) ([][]float32, gorgonia.VM) {
+	t.Helper()
+	l, err := loss.Build(loss.Default(kind), projs[0], projs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gorgonia.Grad(l, learnables...); err != nil {
+		t.Fatal(err)
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	r.value(name+".loss", l.Value())
+	for i, p := range projs {
+		r.value(fmt.Sprintf("%s.proj%d", name, i), p.Value())
+	}
+	gs, err := grads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.grads(name, gs)
+	return gs, vm
+}
+
 // TestGoldenBits runs fixed-seed training steps of every model (GIN in
 // each Linear mode, float32 and float64, training and evaluation mode;
 // ResNet-8 on a compiled graph run twice with output reuse; the text MLP
@@ -239,26 +280,7 @@ func goldenGIN(t *testing.T, r *golden) {
 			}
 			projs = append(projs, p)
 		}
-		l, err := loss.Build(loss.Default("graph"), projs[0], projs[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := gorgonia.Grad(l, b.Learnables()...); err != nil {
-			t.Fatal(err)
-		}
-		vm := gorgonia.NewTapeMachine(g)
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		r.value(tc.name+".loss", l.Value())
-		for i, p := range projs {
-			r.value(fmt.Sprintf("%s.proj%d", tc.name, i), p.Value())
-		}
-		gs, err := b.Grads()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.grads(tc.name, gs)
+		gs, vm := r.contrastiveStep(t, tc.name, "graph", g, projs, b.Learnables(), b.Grads)
 		if tc.f64 {
 			for i, n := range b.Learnables() {
 				gv, err := n.Grad()
@@ -282,16 +304,8 @@ func goldenGIN(t *testing.T, r *golden) {
 		r.graph(tc.name, g)
 		vm.Close()
 		if !tc.f64 {
-			e, err := m.Embed(v1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.f32(tc.name+".embed", e)
-			pe, err := m.EmbedProjected(v2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.f32(tc.name+".embedproj", pe)
+			r.f32(tc.name+".embed", embedded(t)(m.Embed(v1)))
+			r.f32(tc.name+".embedproj", embedded(t)(m.EmbedProjected(v2)))
 		}
 	}
 }
@@ -439,26 +453,7 @@ func goldenText(t *testing.T, r *golden) {
 			}
 			projs = append(projs, p)
 		}
-		l, err := loss.Build(loss.Default("text"), projs[0], projs[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := gorgonia.Grad(l, b.Learnables()...); err != nil {
-			t.Fatal(err)
-		}
-		vm := gorgonia.NewTapeMachine(g)
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		r.value(tc.name+".loss", l.Value())
-		for i, p := range projs {
-			r.value(fmt.Sprintf("%s.proj%d", tc.name, i), p.Value())
-		}
-		gs, err := b.Grads()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.grads(tc.name, gs)
+		gs, vm := r.contrastiveStep(t, tc.name, "text", g, projs, b.Learnables(), b.Grads)
 		if !tc.cfg.Float64 {
 			if err := newAdam(1e-2, m.Params()).Step(gs); err != nil {
 				t.Fatal(err)
@@ -468,21 +463,9 @@ func goldenText(t *testing.T, r *golden) {
 		r.graph(tc.name, g)
 		vm.Close()
 		if !tc.cfg.Float64 {
-			e, err := m.Embed(textBatch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.f32(tc.name+".embed", e)
-			pe, err := m.EmbedProjected(textBatch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.f32(tc.name+".embedproj", pe)
-			bg, err := m.EmbedBag(textBatch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.f32(tc.name+".embedbag", bg)
+			r.f32(tc.name+".embed", embedded(t)(m.Embed(textBatch)))
+			r.f32(tc.name+".embedproj", embedded(t)(m.EmbedProjected(textBatch)))
+			r.f32(tc.name+".embedbag", embedded(t)(m.EmbedBag(textBatch)))
 		}
 	}
 }

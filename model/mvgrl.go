@@ -133,18 +133,7 @@ func (b *MVGRLBound) Forward(batch *ViewBatch) (MVGRLOutputs, error) {
 		return out, fmt.Errorf("mvgrl: batch has %d features of dimension %d for %d nodes, model InDim is %d", len(batch.X), batch.FeatDim, batch.NumNodes, b.m.cfg.InDim)
 	}
 	dt := dtypeOf(b.m.cfg.Float64)
-	var xv *tensor.Dense
-	if dt == tensor.Float32 {
-		xv = tensor.New(tensor.WithShape(batch.NumNodes, batch.FeatDim), tensor.WithBacking(batch.X))
-	} else {
-		x64 := make([]float64, len(batch.X))
-		for i, v := range batch.X {
-			x64[i] = float64(v)
-		}
-		xv = tensor.New(tensor.WithShape(batch.NumNodes, batch.FeatDim), tensor.WithBacking(x64))
-	}
-	x := gorgonia.NewMatrix(b.g, dt, gorgonia.WithShape(batch.NumNodes, batch.FeatDim),
-		gorgonia.WithName(fmt.Sprintf("mvgrl.%d.x", b.n)), gorgonia.WithValue(xv))
+	x := nodeFeatures(b.g, dt, fmt.Sprintf("mvgrl.%d.x", b.n), batch.NumNodes, batch.FeatDim, batch.X)
 	b.n++
 	var hot []int32 // one-hot input: OneHotLinear where it gives Linear's bits
 	if dt == tensor.Float32 && ops.OneHotMatchesLinear() {

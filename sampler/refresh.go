@@ -72,8 +72,8 @@ type RefreshReport struct {
 	// the Refresh (graph build) and DiagSeconds the graph statistics.
 	EmbedSeconds, BuildSeconds, DiagSeconds float64
 	// Graph holds NeighbourStats of the new graph over the embeddings it was
-	// built from, when the sampler exposes its graph (Graph() *Graph, as
-	// BatchSampler does) and the statistics could be computed; else nil.
+	// built from, when the sampler exposes its graph (a Grapher, as
+	// BatchSampler is) and the statistics could be computed; else nil.
 	Graph *NeighbourStatistics
 }
 
@@ -210,7 +210,7 @@ func (d *Driver) BeforeStep(s, total int) (*RefreshReport, error) {
 	}
 	t2 := time.Now()
 	rep := &RefreshReport{Step: s, Source: source, EmbedSeconds: t1.Sub(t0).Seconds(), BuildSeconds: t2.Sub(t1).Seconds()}
-	if gs, ok := d.s.(interface{ Graph() *Graph }); ok && gs.Graph() != nil {
+	if gs, ok := d.s.(Grapher); ok && gs.Graph() != nil {
 		if st, err := NeighbourStats(gs.Graph(), emb, d.labels); err == nil {
 			rep.Graph = &st
 		}

@@ -136,7 +136,16 @@ type Restarter interface {
 	Alpha() float64
 }
 
+// Grapher is implemented by samplers that draw from a proximity graph they
+// build at every refresh (BatchSampler): Graph returns the graph of the
+// last refresh, nil before the first. A refresh report then carries the
+// graph's neighbour statistics (RefreshReport.Graph).
+type Grapher interface {
+	Graph() *Graph
+}
+
 var (
+	_ Grapher          = (*BatchSampler)(nil)
 	_ CoverageRecorder = (*BatchSampler)(nil)
 	_ CoverageRecorder = (*KNN)(nil)
 	_ CoverageRecorder = (*GCBS)(nil)

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/batchsampler-go/batchsampler/internal/testenv"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
@@ -74,19 +74,7 @@ func TestCellConfigsWritten(t *testing.T) {
 				}
 			}
 			path := filepath.Join("testdata", "written-"+m.modality+".txt")
-			if *updateWritten {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (create it with -update-written)", err)
-			}
+			want := testenv.GoldenFile(t, path, got.Bytes(), *updateWritten, "-update-written")
 			if bytes.Equal(got.Bytes(), want) {
 				return
 			}

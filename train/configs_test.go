@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/batchsampler-go/batchsampler/internal/testenv"
 )
 
 // TestShippedConfigsParse loads every config under configs/ that the
@@ -64,19 +65,7 @@ func TestWriteConfigPinned(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", "written", name+".yaml")
-			if *updateWritten {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (create it with -update-written)", err)
-			}
+			want := testenv.GoldenFile(t, path, got.Bytes(), *updateWritten, "-update-written")
 			if !bytes.Equal(got.Bytes(), want) {
 				t.Errorf("WriteConfig of %s differs from %s:\n%s", f, path, lineDiff(string(want), got.String()))
 			}

@@ -1,16 +1,15 @@
 package train
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/batchsampler-go/batchsampler/internal/filelock/filelocktest"
 )
 
 // A second LockRunDir of a held directory fails with ErrRunDirLocked,
@@ -45,48 +44,24 @@ func TestLockRunDirRefusesASecondHolder(t *testing.T) {
 	unlock2()
 }
 
-// lockHelperEnv makes the test binary a process that locks the directory
-// in the variable, says so on stdout and waits to be killed.
-const lockHelperEnv = "BATCHSAMPLER_TEST_LOCK_HELPER"
-
 func TestMain(m *testing.M) {
-	if dir := os.Getenv(lockHelperEnv); dir != "" {
-		if _, err := LockRunDir(dir); err != nil {
-			fmt.Println("error:", err)
-			os.Exit(1)
-		}
-		fmt.Println("locked")
-		time.Sleep(time.Minute)
-		os.Exit(0)
-	}
+	// A holder process (filelocktest.Hold) locks a run directory as a run does.
+	filelocktest.Main(func(dir string) error { _, err := LockRunDir(dir); return err })
 	stop := startTestGCTuner()
 	code := m.Run()
 	stop()
 	os.Exit(code)
 }
 
-// A process killed while it holds the lock does not leave it stuck.
+// A process killed while it holds the lock does not leave it stuck, and
+// while it holds it the error names its pid.
 func TestLockRunDirReleasedWhenTheHolderDies(t *testing.T) {
 	if !lockReleasedOnExit {
 		t.Skip("this platform's fallback lock is a file that a killed process leaves behind")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), lockHelperEnv+"="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || line != "locked\n" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("helper: %q %v", line, err)
-	}
-	_, err = LockRunDir(dir)
+	cmd := filelocktest.Hold(t, dir)
+	_, err := LockRunDir(dir)
 	var le *RunDirLockedError
 	if !errors.As(err, &le) || le.PID != cmd.Process.Pid {
 		t.Errorf("while the helper holds it: got %v, want the helper's pid %d", err, cmd.Process.Pid)

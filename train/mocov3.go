@@ -320,7 +320,7 @@ func (m *mocoV3) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 	m.predG = sumGrads(m.predG, mg.predG[0], mg.predG[1])
 	m.grads = append(append(append(m.grads[:0], m.encG...), m.projG...), m.predG...)
 	// Each module's BatchNorm calls in call order: view 1's, then view 2's.
-	for _, c := range [][2]interface{ CommitStats() error }{
+	for _, c := range [][2]model.StatsCommitter{
 		{mg.oEnc[0], mg.oEnc[1]}, {mg.oProj[0], mg.oProj[1]}, {mg.oPred[0], mg.oPred[1]},
 		{mg.kEnc[0], mg.kEnc[1]}, {mg.kProj[0], mg.kProj[1]},
 	} {

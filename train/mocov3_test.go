@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -224,15 +223,7 @@ func TestMoCoV3RunAndResume(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	obs := Observer{Step: func(s StepInfo) {
-		if s.Run == "bs-seed0" && s.Step == 7 {
-			cancel()
-		}
-	}}
-	if _, err := Run(ctx, cfg, Options{OutDir: dir, Observer: obs}); !errors.Is(err, ErrInterrupted) {
-		t.Fatalf("want ErrInterrupted, got %v", err)
-	}
+	interruptAt(t, cfg, dir, "bs-seed0", 7)
 	c, err := loadCheckpoint(filepath.Join(dir, "runs", "bs-seed0", "checkpoint.gob"))
 	if err != nil {
 		t.Fatal(err)
@@ -248,19 +239,7 @@ func TestMoCoV3RunAndResume(t *testing.T) {
 		t.Errorf("resumed results %v, uninterrupted %v", g, res)
 	}
 	sameLosses(t, readLosses(t, ref), readLosses(t, dir))
-	a, err := loadCheckpoint(filepath.Join(ref, "runs", "bs-seed0", "checkpoint.gob"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := loadCheckpoint(filepath.Join(dir, "runs", "bs-seed0", "checkpoint.gob"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, v := range a.Params {
-		if strings.HasPrefix(name, "momentum.") && !slices.Equal(v, b.Params[name]) {
-			t.Errorf("%s differs after resuming", name)
-		}
-	}
+	sameCheckpoints(t, ref, dir, "bs-seed0", func(name string) bool { return strings.HasPrefix(name, "momentum.") })
 }
 
 // loggedMomenta reads a run's "momentum" records, indexed by step.

@@ -2,7 +2,6 @@ package train
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -142,6 +141,22 @@ func TestMVGRLStepAndEmbed(t *testing.T) {
 	}
 }
 
+// runScored runs cfg into dir, uninterrupted, and checks that every run is
+// scored by a positive svm_accuracy.
+func runScored(t *testing.T, cfg Config, dir string) *Results {
+	t.Helper()
+	res, err := Run(context.Background(), cfg, Options{OutDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		if r.Metric != "svm_accuracy" || !(r.Value > 0) {
+			t.Errorf("%s: %s %v", r.ID, r.Metric, r.Value)
+		}
+	}
+	return res
+}
+
 // TestMVGRLRunAndResume trains MVGRL with Uniform, kNN and BatchSampler,
 // interrupts the BatchSampler run mid-epoch, resumes it, and checks that
 // the resumed experiment ends bit for bit where an uninterrupted one does:
@@ -150,25 +165,9 @@ func TestMVGRLRunAndResume(t *testing.T) {
 	cfg := mustParse(t, tinySynthetic, append(slices.Clone(tinyMVGRL), "seeds=[0]",
 		`samplers=[{kind: uniform}, {kind: knn, refresh_every: 2}, {kind: batchsampler, label: bs, m: 30, k: 5, alpha: 0.3, refresh_every: 2}]`)...)
 	ref := t.TempDir()
-	want, err := Run(context.Background(), cfg, Options{OutDir: ref})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range want.Runs {
-		if r.Metric != "svm_accuracy" || !(r.Value > 0) {
-			t.Errorf("%s: %s %v", r.ID, r.Metric, r.Value)
-		}
-	}
+	want := runScored(t, cfg, ref)
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	obs := Observer{Step: func(s StepInfo) {
-		if s.Run == "bs-seed0" && s.Step == 5 {
-			cancel()
-		}
-	}}
-	if _, err := Run(ctx, cfg, Options{OutDir: dir, Observer: obs}); !errors.Is(err, ErrInterrupted) {
-		t.Fatalf("want ErrInterrupted, got %v", err)
-	}
+	interruptAt(t, cfg, dir, "bs-seed0", 5)
 	got, err := Run(context.Background(), cfg, Options{OutDir: dir, Resume: true})
 	if err != nil {
 		t.Fatal(err)
@@ -177,22 +176,10 @@ func TestMVGRLRunAndResume(t *testing.T) {
 		t.Errorf("resumed %v, uninterrupted %v", g, w)
 	}
 	sameLosses(t, readLosses(t, ref), readLosses(t, dir))
-	a, err := loadCheckpoint(filepath.Join(ref, "runs", "bs-seed0", "checkpoint.gob"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := loadCheckpoint(filepath.Join(dir, "runs", "bs-seed0", "checkpoint.gob"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := sameCheckpoints(t, ref, dir, "bs-seed0", nil)
 	for _, name := range []string{"gnn1.layers.0.fc.weight", "gnn2.layers.1.act.weight", "mlp2.linear_shortcut.bias"} {
 		if _, ok := a.Params[name]; !ok {
 			t.Errorf("checkpoint lacks %s", name)
-		}
-	}
-	for name, v := range a.Params {
-		if !slices.Equal(v, b.Params[name]) {
-			t.Errorf("%s differs after resuming", name)
 		}
 	}
 }
@@ -266,15 +253,7 @@ func TestMVGRLNCETrainsAndResumes(t *testing.T) {
 	cfg := mustParse(t, tinySynthetic, append(slices.Clone(tinyMVGRLNCE), "seeds=[0]", "train.epochs=8",
 		`samplers=[{kind: uniform}, {kind: batchsampler, label: bs, m: 30, k: 5, alpha: 0.3, refresh_every: 2}]`)...)
 	ref := t.TempDir()
-	want, err := Run(context.Background(), cfg, Options{OutDir: ref})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range want.Runs {
-		if r.Metric != "svm_accuracy" || !(r.Value > 0) {
-			t.Errorf("%s: %s %v", r.ID, r.Metric, r.Value)
-		}
-	}
+	want := runScored(t, cfg, ref)
 	for _, e := range want.Results {
 		if e.Loss != loss.KindNCELocalGlobal {
 			t.Errorf("%s: results loss %q", e.Sampler, e.Loss)
@@ -293,15 +272,7 @@ func TestMVGRLNCETrainsAndResumes(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	obs := Observer{Step: func(s StepInfo) {
-		if s.Run == "bs-seed0" && s.Step == 10 {
-			cancel()
-		}
-	}}
-	if _, err := Run(ctx, cfg, Options{OutDir: dir, Observer: obs}); !errors.Is(err, ErrInterrupted) {
-		t.Fatalf("want ErrInterrupted, got %v", err)
-	}
+	interruptAt(t, cfg, dir, "bs-seed0", 10)
 	got, err := Run(context.Background(), cfg, Options{OutDir: dir, Resume: true})
 	if err != nil {
 		t.Fatal(err)
@@ -310,20 +281,7 @@ func TestMVGRLNCETrainsAndResumes(t *testing.T) {
 		t.Errorf("resumed %v, uninterrupted %v", g, w)
 	}
 	sameLosses(t, losses, readLosses(t, dir))
-	a, err := loadCheckpoint(filepath.Join(ref, "runs", "bs-seed0", "checkpoint.gob"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := loadCheckpoint(filepath.Join(dir, "runs", "bs-seed0", "checkpoint.gob"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(a.Params) == 0 {
+	if a := sameCheckpoints(t, ref, dir, "bs-seed0", nil); len(a.Params) == 0 {
 		t.Fatal("empty checkpoint")
-	}
-	for name, v := range a.Params {
-		if !slices.Equal(v, b.Params[name]) {
-			t.Errorf("%s differs after resuming", name)
-		}
 	}
 }

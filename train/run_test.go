@@ -181,6 +181,43 @@ func resultsOf(t *testing.T, res *Results) map[string]float64 {
 	return out
 }
 
+// interruptAt runs cfg into dir and cancels it once step of run (any run
+// when run is "") has been logged: Run must return ErrInterrupted.
+func interruptAt(t *testing.T, cfg Config, dir, run string, step int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	obs := Observer{Step: func(s StepInfo) {
+		if (run == "" || s.Run == run) && s.Step == step {
+			cancel()
+		}
+	}}
+	if _, err := Run(ctx, cfg, Options{OutDir: dir, Observer: obs}); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("want ErrInterrupted, got %v", err)
+	}
+}
+
+// sameCheckpoints loads the checkpoints of run in refDir and in dir and
+// checks that every parameter of the first for which keep is true (every
+// one when keep is nil) is the same in the second. It returns the first.
+func sameCheckpoints(t *testing.T, refDir, dir, run string, keep func(name string) bool) *checkpoint {
+	t.Helper()
+	a, err := loadCheckpoint(filepath.Join(refDir, "runs", run, "checkpoint.gob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadCheckpoint(filepath.Join(dir, "runs", run, "checkpoint.gob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range a.Params {
+		if (keep == nil || keep(name)) && !slices.Equal(v, b.Params[name]) {
+			t.Errorf("%s differs after resuming", name)
+		}
+	}
+	return a
+}
+
 func sameLosses(t *testing.T, a, b map[string]map[int]float64) {
 	t.Helper()
 	if len(a) != len(b) {
@@ -290,15 +327,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 func TestDamagedCheckpointIsRefused(t *testing.T) {
 	cfg := mustParse(t, tinySynthetic, "seeds=[0]")
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	obs := Observer{Step: func(s StepInfo) {
-		if s.Step == 4 {
-			cancel()
-		}
-	}}
-	if _, err := Run(ctx, cfg, Options{OutDir: dir, Observer: obs}); !errors.Is(err, ErrInterrupted) {
-		t.Fatalf("want ErrInterrupted, got %v", err)
-	}
+	interruptAt(t, cfg, dir, "", 4)
 	ck := filepath.Join(dir, "runs", "uniform-seed0", "checkpoint.gob")
 	b, err := os.ReadFile(ck)
 	if err != nil {

@@ -241,15 +241,7 @@ func TestServeTokenRequiredOffLoopback(t *testing.T) {
 	if st != http.StatusOK || len(decodeInt64s(t, b)) != 10 {
 		t.Fatalf("batch with the secret: %d %s", st, b)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	stopServe(t, cancel, done)
 	raw, err := os.ReadFile(statePath)
 	if err != nil {
 		t.Fatalf("no state saved at shutdown: %v", err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"flag"
@@ -14,16 +13,7 @@ import (
 
 // readEmbFlagFile reads the embeddings .npy file of batches -emb.
 func readEmbFlagFile(path string) (*payload, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	p, err := readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), halfNever, embeddingsOnly)
+	p, err := readPayloadFile(path, halfNever, embeddingsOnly)
 	if err != nil {
 		if errors.Is(err, errWantEmbeddings) {
 			return nil, fmt.Errorf("-emb %s: %w (a neighbour table goes with -graph)", path, err)

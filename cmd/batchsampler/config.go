@@ -140,18 +140,10 @@ func (f *samplerFlags) config() (jobConfig, error) {
 			return *f.specFile == "" || set[name]
 		}
 	}
-	if use("m") {
-		spec.M = *f.m
-	}
-	if use("k") {
-		spec.K = *f.k
-	}
-	if use("walk") {
-		spec.Walk = *f.walk
-	}
-	if use("graph-kind") {
-		spec.Graph = *f.graph
-	}
+	setIf(use("m"), &spec.M, *f.m)
+	setIf(use("k"), &spec.K, *f.k)
+	setIf(use("walk"), &spec.Walk, *f.walk)
+	setIf(use("graph-kind"), &spec.Graph, *f.graph)
 	if use("alpha") {
 		a, err := parseAlpha(*f.alpha)
 		if err != nil {
@@ -159,30 +151,25 @@ func (f *samplerFlags) config() (jobConfig, error) {
 		}
 		spec.Alpha = a
 	}
-	if use("refresh-every") {
-		spec.RefreshEvery = *f.refresh
-	}
-	if use("max-walk-steps") {
-		spec.MaxWalkSteps = *f.maxWalk
-	}
-	if use("draw") {
-		spec.Draw = *f.draw
-	}
-	if use("q") {
-		spec.Keep = *f.keep
-	}
-	if use("temperature") {
-		spec.Temperature = *f.tau
-	}
-	if use("clusters") {
-		spec.Clusters = *f.clusters
-	}
+	setIf(use("refresh-every"), &spec.RefreshEvery, *f.refresh)
+	setIf(use("max-walk-steps"), &spec.MaxWalkSteps, *f.maxWalk)
+	setIf(use("draw"), &spec.Draw, *f.draw)
+	setIf(use("q"), &spec.Keep, *f.keep)
+	setIf(use("temperature"), &spec.Temperature, *f.tau)
+	setIf(use("clusters"), &spec.Clusters, *f.clusters)
 	cfg := jobConfig{Spec: spec, B: *f.b, Seed: *f.seed, TotalSteps: *f.total, Epochs: *f.epochs}
 	err := cfg.check(key)
 	if err != nil && *f.specFile == "" {
 		err = errors.New(flagNames(err.Error(), !set["alpha"]))
 	}
 	return cfg, err
+}
+
+// setIf sets *dst to v when use is true (a flag that counts).
+func setIf[T any](use bool, dst *T, v T) {
+	if use {
+		*dst = v
+	}
 }
 
 // specFlags maps the keys of a sampler entry to the flags that set them,

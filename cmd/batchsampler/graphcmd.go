@@ -144,16 +144,7 @@ func readEmbeddingsFile(path, precision string) (*embeddingsFile, error) {
 	default:
 		return nil, fmt.Errorf("-precision %q: want %s, %s or %s", precision, precisionAuto, precisionFloat32, precisionFloat16)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	p, err := readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), mode, embeddingsOnly)
+	p, err := readPayloadFile(path, mode, embeddingsOnly)
 	if err != nil {
 		return nil, fmt.Errorf("embeddings %s: %w", path, err)
 	}
@@ -423,16 +414,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 // sidecar, its checksum and that it is a whole graph (not a shard) are
 // checked, and the sidecar is returned.
 func readGraphFile(path string) (*payload, *graphMeta, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), halfNever, graphOnly)
+	p, err := readPayloadFile(path, halfNever, graphOnly)
 	if err != nil {
 		return nil, nil, fmt.Errorf("graph %s: %w", path, err)
 	}

@@ -72,26 +72,26 @@ func (ts *testServer) stop(t testing.TB) {
 	}
 }
 
+// stopServe cancels a cmdServe started on a goroutine that sends its
+// result to done, and checks that it returns nil within 20 s.
+func stopServe(t *testing.T, cancel context.CancelFunc, done <-chan error) {
+	t.Helper()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
+
+// do sends a request without an Authorization header and returns the
+// status and the body of the response.
 func (ts *testServer) do(t testing.TB, method, path string, body []byte) (int, []byte) {
 	t.Helper()
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequest(method, ts.url+path, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, b
+	return ts.doAuth(t, "", method, path, body)
 }
 
 // mustOK does a request that must succeed.
@@ -468,15 +468,7 @@ func TestServeCommand(t *testing.T) {
 	if got := ts.batch(t, 0, 0, 1); len(got) != 10 {
 		t.Fatalf("uniform batch of %d", len(got))
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	stopServe(t, cancel, done)
 	if _, err := os.Stat(statePath); err != nil {
 		t.Fatalf("no state saved at shutdown: %v", err)
 	}

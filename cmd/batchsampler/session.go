@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"os"
 	"slices"
 	"time"
 
@@ -63,6 +65,21 @@ func (p *payload) kind() string {
 // the header before anything is allocated.
 func readPayload(r io.Reader, maxBytes, total int64) (*payload, error) {
 	return readPayloadAs(r, maxBytes, total, halfNever, anyPayload)
+}
+
+// readPayloadFile is readPayloadAs on the .npy file at path (its size
+// checked against the header, no bound on the data).
+func readPayloadFile(path string, mode halfMode, want payloadKind) (*payload, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return readPayloadAs(bufio.NewReaderSize(f, 1<<20), 0, st.Size(), mode, want)
 }
 
 // payloadKind is what a reader of payloads accepts.

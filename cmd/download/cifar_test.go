@@ -1,14 +1,10 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
-	"errors"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,23 +22,15 @@ func cifarArchive(t *testing.T, src, top string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	tw.WriteHeader(&tar.Header{Name: top + "/", Typeflag: tar.TypeDir, Mode: 0o755})
+	members := map[string]string{top + "/": ""}
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tw.WriteHeader(&tar.Header{Name: top + "/" + e.Name(), Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(b))}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write(b)
+		members[top+"/"+e.Name()] = string(b)
 	}
-	tw.Close()
-	gz.Close()
-	return buf.Bytes()
+	return tarGz(t, members)
 }
 
 func TestDownloadCIFAR(t *testing.T) {
@@ -71,17 +59,7 @@ func TestDownloadCIFAR(t *testing.T) {
 				var out, errOut bytes.Buffer
 				err := run(context.Background(), []string{"-dataset", ds.dataset, "-root", root, "-url", url, "-md5", tc.md5}, &out, &errOut)
 				if tc.wantErr != nil {
-					if err == nil {
-						t.Fatal("no error")
-					}
-					for _, w := range tc.wantErr {
-						if !strings.Contains(err.Error(), w) {
-							t.Fatalf("error %v, want one containing %q", err, w)
-						}
-					}
-					if _, err := os.Stat(root); !errors.Is(err, fs.ErrNotExist) {
-						t.Errorf("a failed download left %s: %v", root, listTree(t, root))
-					}
+					wantFailure(t, err, tc.wantErr, root)
 					return
 				}
 				if err != nil {

@@ -394,6 +394,41 @@ func fetchCIFAR(ctx context.Context, name, root string, defaultRoot bool, rawURL
 	if err != nil {
 		return err
 	}
+	rel, err := data.CIFARPath(name)
+	if err != nil {
+		return err
+	}
+	return fetchArchive(ctx, archiveSet{
+		name:    name,
+		target:  filepath.Join(root, rel),
+		extract: data.ExtractTarGz,
+		readBack: func(dir string) (string, error) {
+			set, err := readCIFAR(name, dir)
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("%d training images %dx%dx%d, %d classes", set.N, set.C, set.H, set.W, set.NumClasses), nil
+		},
+	}, u, want, root, defaultRoot, rawURL, sum, force, stdout)
+}
+
+// archiveSet is a data set published as one md5-checked archive that
+// holds one folder (CIFAR's, STL-10's): where it goes, how to extract the
+// archive and how to read the result back as a check.
+type archiveSet struct {
+	name   string // as on the command line and in messages: "cifar-10", "stl-10"
+	target string // the folder it goes to
+	// extract unpacks the archive into dir.
+	extract func(archive, dir string) error
+	// readBack reads the data set in dir and returns a one-line summary.
+	readBack func(dir string) (string, error)
+}
+
+// fetchArchive downloads set's archive from u (md5 want; rawURL and sum
+// replace them when given, sum "any" skips the check), extracts it in a
+// staging folder, reads it back and moves it to set.target. A target
+// already there that reads back is kept unless force.
+func fetchArchive(ctx context.Context, set archiveSet, u, want, root string, defaultRoot bool, rawURL, sum string, force bool, stdout io.Writer) error {
 	if rawURL != "" {
 		u, want = rawURL, sum
 	} else if sum != "" {
@@ -402,19 +437,9 @@ func fetchCIFAR(ctx context.Context, name, root string, defaultRoot bool, rawURL
 	if want == "any" {
 		want = ""
 	}
-	rel, err := data.CIFARPath(name)
-	if err != nil {
-		return err
-	}
-	target := filepath.Join(root, rel)
-	if !force && alreadyThere(stdout, name, target, func() (string, error) {
-		set, err := readCIFAR(name, target)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("%d training images %dx%dx%d, %d classes", set.N, set.C, set.H, set.W, set.NumClasses), nil
-	}) {
-		fmt.Fprintf(stdout, "%s is in %s; train with: %s\n", name, target, trainCommand(name, root, defaultRoot))
+	target := set.target
+	if !force && alreadyThere(stdout, set.name, target, func() (string, error) { return set.readBack(target) }) {
+		fmt.Fprintf(stdout, "%s is in %s; train with: %s\n", set.name, target, trainCommand(set.name, root, defaultRoot))
 		return nil
 	}
 	st, err := data.NewStaging(target)
@@ -428,24 +453,25 @@ func fetchCIFAR(ctx context.Context, name, root string, defaultRoot bool, rawURL
 		return err
 	}
 	extracted := filepath.Join(st.Dir(), "extracted")
-	if err := data.ExtractTarGz(archive, extracted); err != nil {
+	if err := set.extract(archive, extracted); err != nil {
 		return fmt.Errorf("%s (md5 %s) is not a usable archive: %w", u, got, err)
 	}
 	// The official archives hold one folder (cifar-10-batches-bin/,
-	// cifar-100-binary/); whatever it is called, it becomes target.
+	// cifar-100-binary/, stl10_binary/); whatever it is called, it becomes
+	// target.
 	dsDir := extracted
 	if ents, err := os.ReadDir(extracted); err == nil && len(ents) == 1 && ents[0].IsDir() {
 		dsDir = filepath.Join(extracted, ents[0].Name())
 	}
-	set, err := readCIFAR(name, dsDir)
+	summary, err := set.readBack(dsDir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", u, err)
 	}
 	if err := st.Commit(dsDir); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d training images %dx%dx%d, %d classes (md5 verified: %v)\n", target, set.N, set.C, set.H, set.W, set.NumClasses, want != "")
-	fmt.Fprintf(stdout, "%s is in %s; train with: %s\n", name, target, trainCommand(name, root, defaultRoot))
+	fmt.Fprintf(stdout, "%s: %s (md5 verified: %v)\n", target, summary, want != "")
+	fmt.Fprintf(stdout, "%s is in %s; train with: %s\n", set.name, target, trainCommand(set.name, root, defaultRoot))
 	return nil
 }
 
@@ -463,58 +489,22 @@ const stl10ReadBack = 16
 // fetchSTL10 downloads, verifies and extracts the STL-10 binary archive to
 // root/stl10_binary, reading every split's first images back as a check.
 func fetchSTL10(ctx context.Context, root string, defaultRoot bool, rawURL, sum string, force bool, stdout io.Writer) error {
-	u, want := data.STL10URL, data.STL10MD5
-	if rawURL != "" {
-		u, want = rawURL, sum
-	} else if sum != "" {
-		want = sum
-	}
-	if want == "any" {
-		want = ""
-	}
-	target := filepath.Join(root, data.STL10Path)
-	if !force && alreadyThere(stdout, "stl-10", target, func() (string, error) {
-		counts, train, err := readBackSTL10(target)
-		if err != nil {
-			return "", err
-		}
-		return stl10Summary(counts, train), nil
-	}) {
-		fmt.Fprintf(stdout, "stl-10 is in %s; train with: %s\n", target, trainCommand("stl-10", root, defaultRoot))
-		return nil
-	}
-	st, err := data.NewStaging(target)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-
-	archive, got, err := downloadMD5(ctx, u, st.Dir(), want, stdout)
-	if err != nil {
-		return err
-	}
-	extracted := filepath.Join(st.Dir(), "extracted")
-	err = data.ExtractSTL10(archive, extracted)
-	os.Remove(archive) // not needed once extracted; frees its space early
-	if err != nil {
-		return fmt.Errorf("%s (md5 %s) is not a usable archive: %w", u, got, err)
-	}
-	// The official archive holds one folder, stl10_binary/; whatever it is
-	// called, it becomes target.
-	dsDir := extracted
-	if ents, err := os.ReadDir(extracted); err == nil && len(ents) == 1 && ents[0].IsDir() {
-		dsDir = filepath.Join(extracted, ents[0].Name())
-	}
-	counts, train, err := readBackSTL10(dsDir)
-	if err != nil {
-		return fmt.Errorf("%s: %w", u, err)
-	}
-	if err := st.Commit(dsDir); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s: %s (md5 verified: %v)\n", target, stl10Summary(counts, train), want != "")
-	fmt.Fprintf(stdout, "stl-10 is in %s; train with: %s\n", target, trainCommand("stl-10", root, defaultRoot))
-	return nil
+	return fetchArchive(ctx, archiveSet{
+		name:   "stl-10",
+		target: filepath.Join(root, data.STL10Path),
+		extract: func(archive, dir string) error {
+			err := data.ExtractSTL10(archive, dir)
+			os.Remove(archive) // not needed once extracted; frees its space early
+			return err
+		},
+		readBack: func(dir string) (string, error) {
+			counts, train, err := readBackSTL10(dir)
+			if err != nil {
+				return "", err
+			}
+			return stl10Summary(counts, train), nil
+		},
+	}, data.STL10URL, data.STL10MD5, root, defaultRoot, rawURL, sum, force, stdout)
 }
 
 // readBackSTL10 checks an STL-10 directory: ReadSTL10Dir checks the sizes

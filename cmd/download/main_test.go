@@ -177,6 +177,23 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// wantFailure checks that a download failed with an error containing every
+// string of want and left no root behind.
+func wantFailure(t *testing.T, err error, want []string, root string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Fatalf("error %v, want one containing %q", err, w)
+		}
+	}
+	if _, err := os.Stat(root); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed download left %s: %v", root, listTree(t, root))
+	}
+}
+
 func sortedCopy(s []string) []string {
 	c := slices.Clone(s)
 	slices.Sort(c)

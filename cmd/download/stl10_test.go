@@ -1,9 +1,7 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -43,29 +41,11 @@ func stl10Files() map[string][]byte {
 // does.
 func stl10Archive(t *testing.T, files map[string][]byte) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	tw.WriteHeader(&tar.Header{Name: data.STL10Path + "/", Typeflag: tar.TypeDir, Mode: 0o755})
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
+	members := map[string]string{data.STL10Path + "/": ""}
+	for n, b := range files {
+		members[data.STL10Path+"/"+n] = string(b)
 	}
-	slices.Sort(names)
-	for _, n := range names {
-		b := files[n]
-		if err := tw.WriteHeader(&tar.Header{Name: data.STL10Path + "/" + n, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(b))}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write(b)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return tarGz(t, members)
 }
 
 func TestDownloadSTL10(t *testing.T) {
@@ -101,17 +81,7 @@ func TestDownloadSTL10(t *testing.T) {
 			var out, errOut bytes.Buffer
 			err := run(context.Background(), []string{"-dataset", tc.dataset, "-root", root, "-url", tc.url, "-md5", tc.md5}, &out, &errOut)
 			if tc.wantErr != nil {
-				if err == nil {
-					t.Fatal("no error")
-				}
-				for _, w := range tc.wantErr {
-					if !strings.Contains(err.Error(), w) {
-						t.Fatalf("error %v, want one containing %q", err, w)
-					}
-				}
-				if _, err := os.Stat(root); !errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("a failed download left %s: %v", root, listTree(t, root))
-				}
+				wantFailure(t, err, tc.wantErr, root)
 				return
 			}
 			if err != nil {

@@ -64,27 +64,14 @@ import (
 	"golang.org/x/term"
 
 	"github.com/batchsampler-go/batchsampler/cellrun"
+	"github.com/batchsampler-go/batchsampler/cmd/internal/cli"
 	"github.com/batchsampler-go/batchsampler/cmd/internal/progress"
-	"github.com/batchsampler-go/batchsampler/internal/gctune"
 	"github.com/batchsampler-go/batchsampler/sampler"
 	"github.com/batchsampler-go/batchsampler/table"
 	"github.com/batchsampler-go/batchsampler/train"
 )
 
-type listFlag []string
-
-func (s *listFlag) String() string     { return strings.Join(*s, " ") }
-func (s *listFlag) Set(v string) error { *s = append(*s, v); return nil }
-
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "table:", err)
-		if errors.Is(err, train.ErrInterrupted) {
-			os.Exit(130)
-		}
-		os.Exit(1)
-	}
-}
+func main() { cli.Exit("table", run(os.Args[1:])) }
 
 func run(args []string) error {
 	fs := flag.NewFlagSet("table", flag.ContinueOnError)
@@ -100,7 +87,7 @@ func run(args []string) error {
 	shardFlag := fs.String("shard", "", "run only task `i/n` of an array job's share of the cells (k mod n = i; e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) and write no table: -assemble writes it once every task is done")
 	extra := fs.String("samplers", "", "comma-separated global batch `samplers` added to every cell as rows after the paper's three ("+strings.Join(sampler.GlobalKinds, ", ")+"), each with its defaults and the cell's refresh interval t")
 	parallel := fs.Int("parallel", 1, "train and evaluate `N` runs of a cell at once (results do not depend on it; on 2 cores, 2 uses the core a GIN step leaves idle; memory grows with it)")
-	var sets listFlag
+	var sets cli.Strings
 	fs.Var(&sets, "set", "override a value of every cell's config: key.path=value (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -108,12 +95,7 @@ func run(args []string) error {
 		}
 		return err
 	}
-	// Cap the collector's headroom (internal/gctune) unless GOGC says
-	// otherwise: a run with gigabytes live peaks at about its live heap
-	// plus 256 MB instead of twice its live heap.
-	if os.Getenv("GOGC") == "" {
-		defer gctune.Default().Start(context.Background())()
-	}
+	defer cli.TuneGC()()
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q: expected flags only", fs.Args())
 	}

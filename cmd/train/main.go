@@ -56,8 +56,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/batchsampler-go/batchsampler/cellrun"
+	"github.com/batchsampler-go/batchsampler/cmd/internal/cli"
 	"github.com/batchsampler-go/batchsampler/cmd/internal/progress"
-	"github.com/batchsampler-go/batchsampler/internal/gctune"
 	"github.com/batchsampler-go/batchsampler/sweep"
 	"github.com/batchsampler-go/batchsampler/train"
 )
@@ -68,20 +68,7 @@ var defaultConfig []byte
 // stderr is where the command's own lines go (a variable for tests).
 var stderr io.Writer = os.Stderr
 
-type setFlags []string
-
-func (s *setFlags) String() string     { return strings.Join(*s, " ") }
-func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
-
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "train:", err)
-		if errors.Is(err, train.ErrInterrupted) {
-			os.Exit(130)
-		}
-		os.Exit(1)
-	}
-}
+func main() { cli.Exit("train", run(os.Args[1:])) }
 
 // options are the command's flags.
 type options struct {
@@ -91,7 +78,7 @@ type options struct {
 	shard                                       string
 	printConfig, plan, rerun, assemble          bool
 	parallel                                    int
-	sets                                        setFlags
+	sets                                        cli.Strings
 	args                                        []string // the arguments after the flags
 	// given lists the flags on the command line, in lexical order; a mode
 	// flag given an empty value is left out (it selects no mode).
@@ -151,12 +138,7 @@ func run(args []string) (err error) {
 	if o == nil {
 		return err
 	}
-	// Cap the collector's headroom (internal/gctune) unless GOGC says
-	// otherwise: a run with gigabytes live peaks at about its live heap
-	// plus 256 MB instead of twice its live heap.
-	if os.Getenv("GOGC") == "" {
-		defer gctune.Default().Start(context.Background())()
-	}
+	defer cli.TuneGC()()
 	stopProfiles, err := startProfiles(o.cpuProfile, o.memProfile)
 	if err != nil {
 		return err
@@ -173,7 +155,7 @@ func run(args []string) (err error) {
 		return fmt.Errorf("-parallel %d: want at least 1 (runs at once)", o.parallel)
 	}
 	if o.root != "" {
-		o.sets = append(setFlags{"data.root=" + o.root}, o.sets...)
+		o.sets = append(cli.Strings{"data.root=" + o.root}, o.sets...)
 	}
 	m := selectMode(o.given)
 	if err := m.check(o.given); err != nil {

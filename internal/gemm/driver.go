@@ -4,7 +4,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 )
 
@@ -324,14 +323,7 @@ func roundUp(x, q int) int { return (x + q - 1) / q * q }
 // assembly for the vector loops; gonum parallelises large products
 // internally).
 func sgemmGonum(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	ta, tb := blas.NoTrans, blas.NoTrans
-	ar, ac, br, bc := m, k, k, n
-	if transA {
-		ta, ar, ac = blas.Trans, k, m
-	}
-	if transB {
-		tb, br, bc = blas.Trans, n, k
-	}
+	ta, tb, ar, ac, br, bc := gonumShapes(transA, transB, m, n, k)
 	blas32.Gemm(ta, tb, alpha,
 		blas32.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
 		blas32.General{Rows: br, Cols: bc, Stride: ldb, Data: b},

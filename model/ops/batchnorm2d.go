@@ -310,11 +310,7 @@ func (op *bn4GradXOp) args() []arg {
 var bn4GradXArgs = []arg{{"x", 4}, {"gamma", 1}, {"dy", 4}, {"y", 4}}
 
 func (op *bn4GradXOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	s, err := inputShapes(op.String(), ds, op.args()...)
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
+	return firstInputShape(op.String(), ds, op.args()...)
 }
 
 func (op *bn4GradXOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {

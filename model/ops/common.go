@@ -155,6 +155,17 @@ func inputShapes(op string, ds []gorgonia.DimSizer, args ...arg) (s [maxInputs]t
 	return s, nil
 }
 
+// firstInputShape is InferShape for an op whose output has the shape of
+// its first input: it checks the shapes as inputShapes does and returns a
+// copy of the first.
+func firstInputShape(op string, ds []gorgonia.DimSizer, args ...arg) (tensor.Shape, error) {
+	s, err := inputShapes(op, ds, args...)
+	if err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+
 // denseInputs checks that an op got one value per arg (at most maxInputs),
 // each a contiguous float32 or float64 dense tensor with its arg's number
 // of dimensions, all of one dtype, and returns them.

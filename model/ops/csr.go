@@ -48,28 +48,41 @@ func (m *CSR) NNZ() int { return len(m.Col) }
 // row, so products with it are deterministic.
 func (m *CSR) T() *CSR {
 	m.tOnce.Do(func() {
-		rowPtr := make([]int32, m.Cols+1)
-		for _, c := range m.Col {
-			rowPtr[c+1]++
-		}
-		for i := 0; i < m.Cols; i++ {
-			rowPtr[i+1] += rowPtr[i]
-		}
-		next := make([]int32, m.Cols)
-		copy(next, rowPtr[:m.Cols])
-		col := make([]int32, len(m.Col))
-		for r := 0; r < m.Rows; r++ {
-			for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
-				c := m.Col[k]
-				col[next[c]] = int32(r)
-				next[c]++
-			}
-		}
+		rowPtr, col := transposePattern(m.Rows, m.Cols, m.RowPtr, m.Col, nil)
 		m.t = &CSR{Rows: m.Cols, Cols: m.Rows, RowPtr: rowPtr, Col: col}
 		m.t.tOnce.Do(func() {}) // the transpose of the transpose is m itself
 		m.t.t = m
 	})
 	return m.t
+}
+
+// transposePattern returns the row pointers and column indices of the
+// transpose of the rows×cols pattern (rowPtr, col): within each row of the
+// transpose the entries are in increasing order of the original row. If
+// move is not nil it is called once per entry with the entry's index in
+// the transpose and in the original, for the caller to carry its values.
+func transposePattern(rows, cols int, rowPtr, col []int32, move func(dst, src int32)) (tRowPtr, tCol []int32) {
+	tRowPtr = make([]int32, cols+1)
+	for _, c := range col {
+		tRowPtr[c+1]++
+	}
+	for i := 0; i < cols; i++ {
+		tRowPtr[i+1] += tRowPtr[i]
+	}
+	next := make([]int32, cols)
+	copy(next, tRowPtr[:cols])
+	tCol = make([]int32, len(col))
+	for r := 0; r < rows; r++ {
+		for k := rowPtr[r]; k < rowPtr[r+1]; k++ {
+			c := col[k]
+			tCol[next[c]] = int32(r)
+			if move != nil {
+				move(next[c], k)
+			}
+			next[c]++
+		}
+	}
+	return tRowPtr, tCol
 }
 
 // Hash returns a 64-bit hash of the size and the arrays (hashWords),

@@ -5,8 +5,6 @@ import (
 
 	igemm "github.com/batchsampler-go/batchsampler/internal/gemm"
 	"github.com/batchsampler-go/batchsampler/internal/gop"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -162,18 +160,7 @@ func gemmBeta[T float32 | float64](transA, transB bool, m, n, k int, a []T, lda 
 	case []float32:
 		igemm.Sgemm(transA, transB, m, n, k, 1, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 	case []float64:
-		ta, tb := blas.NoTrans, blas.NoTrans
-		ar, ac, br, bc := m, k, k, n
-		if transA {
-			ta, ar, ac = blas.Trans, k, m
-		}
-		if transB {
-			tb, br, bc = blas.Trans, n, k
-		}
-		blas64.Gemm(ta, tb, 1,
-			blas64.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
-			blas64.General{Rows: br, Cols: bc, Stride: ldb, Data: any(b).([]float64)},
-			float64(beta), blas64.General{Rows: m, Cols: n, Stride: ldc, Data: any(c).([]float64)})
+		igemm.Dgemm(transA, transB, m, n, k, 1, a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
 	}
 }
 

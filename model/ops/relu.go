@@ -107,11 +107,7 @@ type reluOp struct {
 func newReluOp() *reluOp { return &reluOp{Base: gop.New("ReLU", "", 0, 0)} }
 
 func (*reluOp) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
-	s, err := inputShapes("ReLU", ds, arg{"x", -1})
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
+	return firstInputShape("ReLU", ds, arg{"x", -1})
 }
 
 func (op *reluOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {

@@ -79,24 +79,8 @@ func (m *WeightedCSR) val32() []float32 {
 // so products with it are deterministic.
 func (m *WeightedCSR) T() *WeightedCSR {
 	m.tOnce.Do(func() {
-		rowPtr := make([]int32, m.Cols+1)
-		for _, c := range m.Col {
-			rowPtr[c+1]++
-		}
-		for i := 0; i < m.Cols; i++ {
-			rowPtr[i+1] += rowPtr[i]
-		}
-		next := make([]int32, m.Cols)
-		copy(next, rowPtr[:m.Cols])
-		col := make([]int32, len(m.Col))
 		val := make([]float64, len(m.Val))
-		for r := 0; r < m.Rows; r++ {
-			for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
-				c := m.Col[k]
-				col[next[c]], val[next[c]] = int32(r), m.Val[k]
-				next[c]++
-			}
-		}
+		rowPtr, col := transposePattern(m.Rows, m.Cols, m.RowPtr, m.Col, func(dst, src int32) { val[dst] = m.Val[src] })
 		m.t = &WeightedCSR{Rows: m.Cols, Cols: m.Rows, RowPtr: rowPtr, Col: col, Val: val}
 		m.t.tOnce.Do(func() {}) // the transpose of the transpose is m itself
 		m.t.t = m
