@@ -173,13 +173,14 @@ func AdjustContrast(dst, src []float32, c, h, w int, f float32) {
 // clamp(f·x + (1−f)·l, 0, 1) (torchvision's adjust_saturation). Images
 // without three channels are copied unchanged.
 func AdjustSaturation(dst, src []float32, c, h, w int, f float32) {
-	r, g, b, dr, dg, db, ok := rgbPlanes("adjust_saturation", dst, src, c, h, w)
+	in, out, ok := rgbPlanes("adjust_saturation", dst, src, c, h, w)
 	if !ok {
 		return
 	}
-	for i := range r {
-		l := (1 - f) * (LumaR*r[i] + LumaG*g[i] + LumaB*b[i])
-		dr[i], dg[i], db[i] = clamp01(f*r[i]+l), clamp01(f*g[i]+l), clamp01(f*b[i]+l)
+	for i := range in.r {
+		r, g, b := in.r[i], in.g[i], in.b[i]
+		l := (1 - f) * (LumaR*r + LumaG*g + LumaB*b)
+		out.r[i], out.g[i], out.b[i] = clamp01(f*r+l), clamp01(f*g+l), clamp01(f*b+l)
 	}
 }
 
@@ -187,31 +188,38 @@ func AdjustSaturation(dst, src []float32, c, h, w int, f float32) {
 // colour wheel, in [−0.5, 0.5]) through torchvision's _rgb2hsv and
 // _hsv2rgb. Images without three channels are copied unchanged.
 func AdjustHue(dst, src []float32, c, h, w int, delta float32) {
-	r, g, b, dr, dg, db, ok := rgbPlanes("adjust_hue", dst, src, c, h, w)
+	in, out, ok := rgbPlanes("adjust_hue", dst, src, c, h, w)
 	if !ok {
 		return
 	}
-	for i := range r {
-		hh, s, v := RGBToHSV(r[i], g[i], b[i])
+	for i := range in.r {
+		hh, s, v := RGBToHSV(in.r[i], in.g[i], in.b[i])
 		hh = wrapUnit(hh + delta) // Python's (h + delta) % 1.0
-		dr[i], dg[i], db[i] = HSVToRGB(hh, s, v)
+		out.r[i], out.g[i], out.b[i] = HSVToRGB(hh, s, v)
 	}
 }
 
+// rgb is the red, green and blue planes of one c×h×w image (c = 3).
+type rgb struct{ r, g, b []float32 }
+
+// planesOf splits a 3×h×w image into its planes of hw pixels.
+func planesOf(img []float32, hw int) rgb {
+	return rgb{img[:hw], img[hw : 2*hw], img[2*hw : 3*hw]}
+}
+
 // rgbPlanes checks the c×h×w images dst and src for the adjustment op and
-// returns the red, green and blue planes of src and of dst. For an image
-// without three channels it copies src into dst (unless they are one) and
-// reports false: the per-pixel colour adjustments leave it unchanged.
-func rgbPlanes(op string, dst, src []float32, c, h, w int) (r, g, b, dr, dg, db []float32, ok bool) {
+// returns the planes of src (in) and of dst (out). For an image without
+// three channels it copies src into dst (unless they are one) and reports
+// false: the per-pixel colour adjustments leave it unchanged.
+func rgbPlanes(op string, dst, src []float32, c, h, w int) (in, out rgb, ok bool) {
 	checkImage(op, dst, src, c, h, w)
 	if c != 3 {
 		if !sameStart(dst, src) {
 			copy(dst, src)
 		}
-		return nil, nil, nil, nil, nil, nil, false
+		return rgb{}, rgb{}, false
 	}
-	hw := h * w
-	return src[:hw], src[hw : 2*hw], src[2*hw : 3*hw], dst[:hw], dst[hw : 2*hw], dst[2*hw : 3*hw], true
+	return planesOf(src, h*w), planesOf(dst, h*w), true
 }
 
 // wrapUnit returns x mod 1 in [0,1] for any finite x (1 only by rounding
