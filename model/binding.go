@@ -314,17 +314,34 @@ func foldStats(rm, rv *tensor.Dense, mean, v []float64, n int, mom float64) {
 // dtype dt: a float32 matrix uses x in place as its value (leave x
 // unchanged until the machine has run), a float64 one a widened copy.
 func nodeFeatures(g *gorgonia.ExprGraph, dt tensor.Dtype, name string, rows, cols int, x []float32) *gorgonia.Node {
-	var xv *tensor.Dense
+	return constMatrix(g, dt, name, rows, cols, x)
+}
+
+// constMatrix returns a rows×cols matrix node of g named name, of dtype dt
+// (Float32 or Float64), holding x: x itself when its element type is dt's,
+// else a converted copy.
+func constMatrix[T float32 | float64](g *gorgonia.ExprGraph, dt tensor.Dtype, name string, rows, cols int, x []T) *gorgonia.Node {
+	var backing any
 	if dt == tensor.Float32 {
-		xv = tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(x))
+		backing = convertSlice[float32](x)
 	} else {
-		x64 := make([]float64, len(x))
-		for i, v := range x {
-			x64[i] = float64(v)
-		}
-		xv = tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(x64))
+		backing = convertSlice[float64](x)
 	}
+	xv := tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(backing))
 	return gorgonia.NewMatrix(g, dt, gorgonia.WithShape(rows, cols), gorgonia.WithName(name), gorgonia.WithValue(xv))
+}
+
+// convertSlice returns x as a []D: x itself when it is one, else a copy
+// with every element converted.
+func convertSlice[D, S float32 | float64](x []S) []D {
+	if d, ok := any(x).([]D); ok {
+		return d
+	}
+	out := make([]D, len(x))
+	for i, v := range x {
+		out[i] = D(v)
+	}
+	return out
 }
 
 func floats64(d *tensor.Dense) []float64 {

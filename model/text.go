@@ -259,20 +259,14 @@ func (m *TextMLP) Bind(g *gorgonia.ExprGraph) *TextBound {
 	return &TextBound{binding: newBinding(g, m.params), m: m}
 }
 
+// constant adds to the bound graph the rows×cols constant v, named
+// text.N.name, in the model's dtype.
 func (b *TextBound) constant(name string, rows, cols int, v []float64) *gorgonia.Node {
-	var t *tensor.Dense
+	dt := tensor.Float32
 	if b.m.cfg.Float64 {
-		t = tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(v))
-	} else {
-		f := make([]float32, len(v))
-		for i, x := range v {
-			f[i] = float32(x)
-		}
-		t = tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(f))
+		dt = tensor.Float64
 	}
-	n := gorgonia.NewMatrix(b.g, t.Dtype(), gorgonia.WithShape(rows, cols),
-		gorgonia.WithName(fmt.Sprintf("text.%d.%s", b.n, name)), gorgonia.WithValue(t))
-	return n
+	return constMatrix(b.g, dt, fmt.Sprintf("text.%d.%s", b.n, name), rows, cols, v)
 }
 
 // checkBatch validates token ids and returns the known ones per sentence.
