@@ -184,8 +184,9 @@ func BenchmarkExpScaled(b *testing.B) {
 }
 
 // TestWSS2NearTies: objectives that differ by far less than the 2^-14 error
-// of the division filter's reciprocal (wss2x8 divides only in blocks where
-// some lane may beat its minimum) still give the scalar loop's choice, the
+// of a reciprocal-based division filter (one that would divide only in
+// blocks where some lane may beat its minimum; two such filters were tried
+// and were slower, see wss2Filter) still give the scalar loop's choice, the
 // last of equal objectives included.
 func TestWSS2NearTies(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
@@ -418,5 +419,224 @@ func TestDenseDistMatchesLazy(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// wss2Filter is the bound of the division filter once tried in wss2x8 and
+// reverted, slower on real embeddings (git log -S'division filter'
+// eval/smo_amd64.s), for a lane whose running max of (d·d)/q is p: a
+// candidate with RN(d·d) < RN(wss2Filter(p)·q) was skipped without
+// dividing. The adversarial inputs below put ratios on both
+// sides of it, so that any such filter with too small a margin fails them.
+func wss2Filter(p float64) float64 {
+	if !(p >= 0x1p-960) {
+		return 0
+	}
+	return min(p, math.MaxFloat64) * (1 - 0x1p-40)
+}
+
+// wss2Ratio is the quotient wss2x8 compares, −wss2Obj(d, kij).
+func wss2Ratio(d float64, kij float32) float64 { return -wss2Obj(d, kij) }
+
+// nudge moves x by k units in the last place (either direction).
+func nudge(x float64, k int) float64 {
+	for ; k > 0; k-- {
+		x = math.Nextafter(x, math.Inf(1))
+	}
+	for ; k < 0; k++ {
+		x = math.Nextafter(x, math.Inf(-1))
+	}
+	return x
+}
+
+// wss2AdversarialInput draws an input of n positions for wss2 of the named
+// kind (see TestWSS2AdversarialMatchesScalar).
+func wss2AdversarialInput(r *rand.Rand, n int, kind string) (yG []float64, fl []uint8, Ki []float32, Gmax float64) {
+	yG = make([]float64, n)
+	fl = make([]uint8, n)
+	Ki = make([]float32, n)
+	Gmax = []float64{0, 0.5, -0.25, 1.375}[r.IntN(4)]
+	for k := range fl {
+		fl[k] = inLow
+		if r.IntN(8) == 0 {
+			fl[k] = uint8(r.IntN(4))
+		}
+	}
+	// kij values: q = 2 − 2K exact; K = 1 and beyond give q ≤ 0 (the 1e-12
+	// floor), 1 − 2^-24 the smallest positive q.
+	kijs := []float32{0.5, 0.25, 0, 1, 1.5, 1 - 0x1p-24, 0.9999, -1}
+	drawK := func() float32 {
+		if r.IntN(2) == 0 {
+			return kijs[r.IntN(len(kijs))]
+		}
+		return r.Float32()
+	}
+	// dFor returns a d with d·d/q near target·q (q the divisor of kij),
+	// nudged by a few ulps so that RN(d·d) lands on both sides of it.
+	dFor := func(target float64, kij float32) float64 {
+		q := 2 - 2*float64(kij)
+		if !(q > 0) {
+			q = smoTau
+		}
+		return nudge(math.Sqrt(target*q), r.IntN(7)-3)
+	}
+	R := math.Ldexp(1+r.Float64(), r.IntN(40)-20) // the lanes' max
+	switch kind {
+	case "near-ties":
+		// Every ratio within a few ulps of R, or just under the filter's
+		// bound: the running max and the ties are decided by ulps.
+		for k := range n {
+			K := drawK()
+			t := nudge(R, r.IntN(9)-4)
+			if r.IntN(3) == 0 {
+				t = nudge(wss2Filter(R), r.IntN(9)-4)
+			}
+			yG[k] = dFor(t, K) - Gmax
+			Ki[k] = K
+		}
+	case "boundary":
+		// Sixteen equal records set p = R in every lane (each lane of both
+		// sets sees one), then ratios straddling the filter bound G(R),
+		// with an occasional one a few ulps from R.
+		d0 := dFor(R, 0.5)
+		p := wss2Ratio(d0, 0.5)
+		G := wss2Filter(p)
+		for k := range n {
+			K := drawK()
+			var d float64
+			switch {
+			case k < 16:
+				d, K = d0, 0.5
+				fl[k] = inLow
+			case r.IntN(10) == 0:
+				d = dFor(p, K)
+			default:
+				q := 2 - 2*float64(K)
+				if !(q > 0) {
+					q = smoTau
+				}
+				// m around RN(G·q): d·d near it, a few ulps either side.
+				d = nudge(math.Sqrt(G*q), r.IntN(7)-3)
+			}
+			// Gmax = 0 here: d = yG exactly.
+			yG[k] = d
+			Ki[k] = K
+		}
+		Gmax = 0
+	case "equal":
+		// Every position the same: every lane attains the max, the last
+		// index wins.
+		d, K := dFor(R, drawK()), drawK()
+		for k := range n {
+			yG[k], Ki[k] = d-Gmax, K
+		}
+	case "rising":
+		// The ratio grows with the position: p improves in every block.
+		K := drawK()
+		for k := range n {
+			yG[k] = dFor(R*(1+float64(k)/float64(n)), K) - Gmax
+			Ki[k] = K
+			if r.IntN(4) == 0 {
+				Ki[k] = drawK()
+			}
+		}
+	case "extreme":
+		// Magnitudes from subnormal squares to overflowing ones (d·d =
+		// +Inf), non-finite and out-of-range kernel values.
+		specials := []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1, 2, -3e38}
+		for k := range n {
+			yG[k] = math.Ldexp(1+r.Float64(), r.IntN(2100)-1050) - Gmax
+			if r.IntN(2) == 0 {
+				yG[k] = -yG[k]
+			}
+			switch r.IntN(12) {
+			case 0:
+				yG[k] = math.MaxFloat64
+			case 1:
+				yG[k] = 1e200
+			}
+			Ki[k] = drawK()
+			if r.IntN(6) == 0 {
+				Ki[k] = specials[r.IntN(len(specials))]
+			}
+		}
+	default: // "random"
+		scale := math.Ldexp(1, r.IntN(60)-30)
+		for k := range n {
+			yG[k] = r.NormFloat64() * scale
+			Ki[k] = float32(r.Float64()*1.4 - 0.2)
+		}
+		Gmax *= scale
+	}
+	return yG, fl, Ki, Gmax
+}
+
+// TestWSS2AdversarialMatchesScalar: wss2x8 gives wss2Go's result bit for
+// bit on inputs built to break a kernel that skips or reorders divisions:
+// ratios within a few ulps of the lanes' running max, ratios straddling a
+// division filter's bound (wss2Filter), every position equal (the last
+// index wins), ratios rising
+// so that the max improves in every block, subnormal and overflowing
+// squares, the 1e-12 floor of the divisor (K = 1 and beyond), non-finite
+// kernel values, and plain random inputs; lengths cover the 32-position
+// loop, the 8-position tail and the scalar remainder.
+func TestWSS2AdversarialMatchesScalar(t *testing.T) {
+	if !haveSMOKernels {
+		t.Skip("no vector SMO kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(61, 67))
+	lengths := []int{8, 16, 24, 31, 32, 40, 56, 64, 65, 100, 263, 1024, 3001}
+	for _, kind := range []string{"near-ties", "boundary", "equal", "rising", "extreme", "random"} {
+		trials := 300
+		for trial := range trials {
+			n := lengths[trial%len(lengths)]
+			if kind == "boundary" && n < 17 {
+				n += 17
+			}
+			yG, fl, Ki, Gmax := wss2AdversarialInput(r, n, kind)
+			w2, wObj, wMin := wss2Go(yG, fl, Ki, Gmax, math.Inf(-1), math.Inf(1), -1, 0)
+			g2, gObj, gMin := wss2(yG, fl, Ki, Gmax)
+			if math.Float64bits(g2) != math.Float64bits(w2) && !(g2 == 0 && w2 == 0) ||
+				math.Float64bits(gObj) != math.Float64bits(wObj) || gMin != wMin {
+				t.Fatalf("%s n=%d trial %d (Gmax %v): wss2 (%v, %v, %d), scalar (%v, %v, %d)", kind, n, trial, Gmax, g2, gObj, gMin, w2, wObj, wMin)
+			}
+		}
+	}
+}
+
+// TestWSS2BoundaryInputStraddles: the "boundary" inputs of
+// TestWSS2AdversarialMatchesScalar put candidates on both sides of
+// wss2Filter's bound (ones a filter would skip, ones it would divide
+// without improving the max) and some at or above the max, so that test
+// exercises a filter where a wrong margin would show. (With that filter and
+// a factor 1 instead of 1 − 2^-40, TestWSS2AdversarialMatchesScalar failed:
+// a later equal ratio was skipped and the earlier index kept.)
+func TestWSS2BoundaryInputStraddles(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 67))
+	var below, between, atOrAbove int
+	for range 20 {
+		yG, fl, Ki, Gmax := wss2AdversarialInput(r, 1024, "boundary")
+		p := wss2Ratio(Gmax+yG[0], Ki[0])
+		G := wss2Filter(p)
+		for k := 16; k < len(yG); k++ {
+			d := Gmax + yG[k]
+			if fl[k]&inLow == 0 || !(d > 0) {
+				continue
+			}
+			q := 2 - 2*float64(Ki[k])
+			m, ratio := d*d, wss2Ratio(d, Ki[k])
+			switch {
+			case ratio >= p:
+				atOrAbove++
+			case q > 0 && m < G*q:
+				below++
+			default:
+				between++
+			}
+		}
+	}
+	t.Logf("skipped by the filter %d, divided below the max %d, at or above the max %d", below, between, atOrAbove)
+	if below == 0 || between == 0 || atOrAbove == 0 {
+		t.Errorf("boundary inputs do not straddle the filter: %d below, %d between, %d at or above", below, between, atOrAbove)
 	}
 }
