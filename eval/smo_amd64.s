@@ -142,38 +142,7 @@ gu_done:
 // 8 lanes take alternate blocks; max2 is the max over all lanes (-Inf if
 // none), idx the last position attaining the max of r over all lanes (-1 if
 // none).
-//
-// The division filter. A lane's p improves rarely (a few times a scan), so
-// most divisions would only confirm r < p. Each lane keeps a bound G derived
-// from p, and a block divides only if some lane with d > 0 has
-// !(m < v), where m = RN(d*d) is the dividend, q = RN(2 - 2*float64(ki[k]))
-// the divisor before the 1e-12 substitution and v = RN(G*q):
-//
-//	G = RN(min(p, MaxFloat64) * (1 - 2^-40))  if p >= 2^-960,
-//	G = 0                                      otherwise (p = -Inf at the start).
-//
-// G changes only where p does (after a division), so the hot path pays one
-// multiply and one compare a block instead of the blend and the divide. A
-// dropped lane (m < v) has RN(m/q) < p, so it would not have updated p or
-// idx:
-//
-// Suppose RN(m/q') >= p, q' the divisor (q if q > 0, else 1e-12). m is a
-// double >= 0 or +Inf (d > 0, never NaN). If m = +Inf, m < v is false. If
-// p < 2^-960, G = 0 and v = 0*q is +-0 or NaN: m < v is false. If q <= 0 or q
-// is NaN, v = G*q is <= 0 or NaN: m < v is false. If q = +Inf (ki = -Inf),
-// m/q = 0 < p. Otherwise q = q' > 0 is finite, and q >= 2^-23 (ki < 1 is a
-// float32, so 1 - ki >= 2^-24). Let P = min(p, MaxFloat64). If p is finite,
-// m/q >= p - ulp(p)/2 >= p(1 - 2^-53) (p is normal); if p = +Inf, m/q >
-// MaxFloat64 = P. Either way m >= Pq(1 - 2^-53). Now G <= P(1 - 2^-40)(1 + 2^-53)
-// (P(1 - 2^-40) >= 2^-961 is normal), so 2^-1022 < Gq <= Pq(1 - 2^-40)(1 + 2^-53)
-// < m <= MaxFloat64: Gq rounds without underflow or overflow, and
-// v = RN(Gq) <= Pq(1 - 2^-40)(1 + 2^-53)^2 < Pq(1 - 2^-53) <= m. So m < v is
-// false: the lane is kept. Every comparison with NaN keeps a lane too
-// (predicate NLT_UQ). Surviving blocks blend, divide and update exactly as
-// without the filter (masked by d > 0), so the ties (r >= p, the last
-// index) are decided by the exact quotient as before. The bound needs no
-// approximate instruction: only IEEE multiplications.
-#define WS_BLOCK(off, KM, MAX2, P, IDX, POS, G, skip) \
+#define WS_BLOCK(off, KM, MAX2, P, IDX, POS, skip) \
 	VMOVUPD off*8(DI), Z9 \
 	VMAXPD Z9, MAX2, KM, MAX2 \
 	VADDPD Z9, Z0, Z10 \
@@ -182,20 +151,13 @@ gu_done:
 	JZ   skip \
 	VCVTPS2PD off*4(R9), Z12 \
 	VFNMADD213PD Z13, Z13, Z12 \
-	VMULPD Z10, Z10, Z10 \
-	VMULPD G, Z12, Z11 \
-	VCMPPD $0x15, Z11, Z10, K5, K7 \
-	KORTESTW K7, K7 \
-	JZ   skip \
 	VCMPPD $0x1e, Z15, Z12, K6 \
 	VBLENDMPD Z12, Z14, K6, Z11 \
+	VMULPD Z10, Z10, Z10 \
 	VDIVPD Z11, Z10, Z10 \
 	VCMPPD $0x1d, P, Z10, K5, K7 \
 	VMOVAPD Z10, K7, P \
 	VMOVDQA64 POS, K7, IDX \
-	VMINPD Z27, P, Z12 \
-	VCMPPD $0x1d, Z29, P, K6 \
-	VMULPD.Z Z28, Z12, K6, G \
 skip:
 
 TEXT ·wss2x8(SB), NOSPLIT, $0-56
@@ -225,14 +187,6 @@ TEXT ·wss2x8(SB), NOSPLIT, $0-56
 	MOVQ $0x3D719799812DEA11, AX // 1e-12 (smoTau)
 	VPBROADCASTQ AX, Z14
 	VXORPD Z15, Z15, Z15         // 0.0
-	VXORPD Z20, Z20, Z20         // lane filter bound G, even blocks
-	VXORPD Z21, Z21, Z21         // odd blocks
-	MOVQ $0x7FEFFFFFFFFFFFFF, AX // MaxFloat64
-	VPBROADCASTQ AX, Z27
-	MOVQ $0x3FEFFFFFFFFFE000, AX // 1 - 2^-40
-	VPBROADCASTQ AX, Z28
-	MOVQ $0x03F0000000000000, AX // 2^-960
-	VPBROADCASTQ AX, Z29
 
 ws_loop4:
 	CMPQ CX, $32
@@ -242,13 +196,13 @@ ws_loop4:
 	KSHIFTRW $8, K1, K2
 	VMOVDQU 16(R8), X11
 	VPTESTMB X6, X11, K3
-	WS_BLOCK(0, K1, Z1, Z2, Z3, Z4, Z20, ws_skip0)
-	WS_BLOCK(8, K2, Z16, Z17, Z18, Z19, Z21, ws_skip1)
+	WS_BLOCK(0, K1, Z1, Z2, Z3, Z4, ws_skip0)
+	WS_BLOCK(8, K2, Z16, Z17, Z18, Z19, ws_skip1)
 	VPADDQ Z5, Z4, Z4
 	VPADDQ Z5, Z19, Z19
 	KSHIFTRW $8, K3, K2          // K4..K7 are the blocks' scratch
-	WS_BLOCK(16, K3, Z1, Z2, Z3, Z4, Z20, ws_skip2)
-	WS_BLOCK(24, K2, Z16, Z17, Z18, Z19, Z21, ws_skip3)
+	WS_BLOCK(16, K3, Z1, Z2, Z3, Z4, ws_skip2)
+	WS_BLOCK(24, K2, Z16, Z17, Z18, Z19, ws_skip3)
 	VPADDQ Z5, Z4, Z4
 	VPADDQ Z5, Z19, Z19
 	ADDQ $256, DI
@@ -262,7 +216,7 @@ ws_tail:
 	JLT  ws_done
 	VPMOVZXBQ (R8), Z11
 	VPTESTMQ Z7, Z11, K1
-	WS_BLOCK(0, K1, Z1, Z2, Z3, Z4, Z20, ws_skip4)
+	WS_BLOCK(0, K1, Z1, Z2, Z3, Z4, ws_skip4)
 	VPADDQ Z8, Z4, Z4
 	ADDQ $64, DI
 	ADDQ $32, R9
