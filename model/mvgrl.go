@@ -126,32 +126,70 @@ func (m *MVGRL) Bind(g *gorgonia.ExprGraph) *MVGRLBound {
 // unchanged until the machine has run.
 func (b *MVGRLBound) Forward(batch *ViewBatch) (MVGRLOutputs, error) {
 	var out MVGRLOutputs
-	if batch == nil || batch.NumNodes == 0 || batch.Views[0] == nil || batch.Views[1] == nil || batch.Pool == nil {
-		return out, errors.New("mvgrl: empty or incomplete batch (use PackViews)")
-	}
-	if batch.FeatDim != b.m.cfg.InDim || len(batch.X) != batch.NumNodes*batch.FeatDim {
-		return out, fmt.Errorf("mvgrl: batch has %d features of dimension %d for %d nodes, model InDim is %d", len(batch.X), batch.FeatDim, batch.NumNodes, b.m.cfg.InDim)
-	}
-	dt := dtypeOf(b.m.cfg.Float64)
-	x := nodeFeatures(b.g, dt, fmt.Sprintf("mvgrl.%d.x", b.n), batch.NumNodes, batch.FeatDim, batch.X)
-	b.n++
-	var hot []int32 // one-hot input: OneHotLinear where it gives Linear's bits
-	if dt == tensor.Float32 && ops.OneHotMatchesLinear() {
-		hot = batch.OneHot
+	x, hot, err := b.input(batch)
+	if err != nil {
+		return out, err
 	}
 	for v := range 2 {
-		nodes, graphs, err := b.enc[v].EncodeOneHot(x, hot, batch.Views[v], batch.Pool)
-		if err != nil {
-			return out, fmt.Errorf("mvgrl: view %d: %w", v+1, err)
-		}
-		if out.Local[v], err = b.node.Forward(nodes); err != nil {
-			return out, fmt.Errorf("mvgrl: view %d node head: %w", v+1, err)
-		}
-		if out.Global[v], err = b.grph.Forward(graphs); err != nil {
-			return out, fmt.Errorf("mvgrl: view %d graph head: %w", v+1, err)
+		if out.Local[v], out.Global[v], err = b.view(v, x, hot, batch); err != nil {
+			return out, err
 		}
 	}
 	return out, nil
+}
+
+// ForwardView adds view v (0 or 1) of batch alone, encoded by its encoder
+// and mapped by the heads, and returns the node head's output local
+// (NumNodes × Hidden) and the graph head's global (NumGraphs × Hidden):
+// Forward's Local[v] and Global[v], computed by the same ops. A step may
+// bind the model into two graphs, one per view, and run them at once; the
+// other view's encoder is not used in this graph (its Grads are nil). A
+// float32 model uses batch.X in place as the input's value.
+func (b *MVGRLBound) ForwardView(batch *ViewBatch, v int) (local, global *gorgonia.Node, err error) {
+	if v != 0 && v != 1 {
+		return nil, nil, fmt.Errorf("mvgrl: view %d, want 0 or 1", v)
+	}
+	x, hot, err := b.input(batch)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b.view(v, x, hot, batch)
+}
+
+// input checks batch and adds its node features; hot is batch.OneHot when
+// the first layers may take rows of their weights (OneHotLinear gives
+// Linear's bits), else nil.
+func (b *MVGRLBound) input(batch *ViewBatch) (x *gorgonia.Node, hot []int32, err error) {
+	if batch == nil || batch.NumNodes == 0 || batch.Views[0] == nil || batch.Views[1] == nil || batch.Pool == nil {
+		return nil, nil, errors.New("mvgrl: empty or incomplete batch (use PackViews)")
+	}
+	if batch.FeatDim != b.m.cfg.InDim || len(batch.X) != batch.NumNodes*batch.FeatDim {
+		return nil, nil, fmt.Errorf("mvgrl: batch has %d features of dimension %d for %d nodes, model InDim is %d", len(batch.X), batch.FeatDim, batch.NumNodes, b.m.cfg.InDim)
+	}
+	dt := dtypeOf(b.m.cfg.Float64)
+	x = nodeFeatures(b.g, dt, fmt.Sprintf("mvgrl.%d.x", b.n), batch.NumNodes, batch.FeatDim, batch.X)
+	b.n++
+	if dt == tensor.Float32 && ops.OneHotMatchesLinear() {
+		hot = batch.OneHot
+	}
+	return x, hot, nil
+}
+
+// view adds view v of the batch whose features are x: its encoder, then
+// the node head on the last layer's nodes and the graph head on the
+// readouts.
+func (b *MVGRLBound) view(v int, x *gorgonia.Node, hot []int32, batch *ViewBatch) (local, global *gorgonia.Node, err error) {
+	nodes, graphs, err := b.enc[v].EncodeOneHot(x, hot, batch.Views[v], batch.Pool)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mvgrl: view %d: %w", v+1, err)
+	}
+	if local, err = b.node.Forward(nodes); err != nil {
+		return nil, nil, fmt.Errorf("mvgrl: view %d node head: %w", v+1, err)
+	}
+	if global, err = b.grph.Forward(graphs); err != nil {
+		return nil, nil, fmt.Errorf("mvgrl: view %d graph head: %w", v+1, err)
+	}
+	return local, global, nil
 }
 
 // parts returns the bound parts in Params order.

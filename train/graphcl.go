@@ -139,8 +139,9 @@ func (g *graphCL) Step(idx []int, rng *rand.Rand) (StepResult, error) {
 	return res, err
 }
 
-// viewsAtOnce is false only in tests that compare stepAcross with the step
-// on one graph.
+// viewsAtOnce is false only in tests that compare the steps with the two
+// views on two graphs run at once (GraphCL's stepAcross, MVGRL's
+// stepViews) with the steps on one graph.
 var viewsAtOnce = true
 
 // stepAcross is Step with each view on its own expression graph and tape

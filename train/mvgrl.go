@@ -187,8 +187,13 @@ type mvgrlMethod struct {
 	// LocalGlobalNCE) of one direction.
 	term  func(local, global *G.Node, graphPtr []int32) (*G.Node, error)
 	grads [][]float32
-	// arena lends the step graphs' op outputs (see newStepGraph).
-	arena *ops.Arena
+	// viewGrads are each view's graph's parameter gradients (stepViews),
+	// whose sum is grads.
+	viewGrads [2][][]float32
+	// arena lends the step graphs' op outputs (see newStepGraph); arenas
+	// those of the two views' graphs of stepViews.
+	arena  *ops.Arena
+	arenas [2]*ops.Arena
 }
 
 func newMVGRL(cfg *Config, ds Dataset, seed uint64) (Method, error) {
@@ -246,6 +251,23 @@ func (g *mvgrlMethod) Step(idx []int, _ *rand.Rand) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
+	var res StepResult
+	if viewsAtOnce {
+		res, err = g.stepViews(b)
+	} else {
+		res, err = g.stepOneGraph(b)
+	}
+	if err != nil {
+		return StepResult{}, err
+	}
+	res.Nodes = int(b.GraphPtr[len(b.GraphPtr)-1])
+	return res, nil
+}
+
+// stepOneGraph is the step with both views on one expression graph, whose
+// tape runs the views' ops one after the other (each op split over the
+// cores). Tests compare stepViews with it.
+func (g *mvgrlMethod) stepOneGraph(b *model.ViewBatch) (StepResult, error) {
 	eg, release, err := newStepGraph(&g.arena)
 	if err != nil {
 		return StepResult{}, err
@@ -286,7 +308,114 @@ func (g *mvgrlMethod) Step(idx []int, _ *rand.Rand) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, err
 	}
-	return StepResult{Loss: lv, Grads: g.grads, Proj: proj, ProjDim: g.m.EmbedDim(), Nodes: int(b.GraphPtr[len(b.GraphPtr)-1])}, nil
+	return StepResult{Loss: lv, Grads: g.grads, Proj: proj, ProjDim: g.m.EmbedDim()}, nil
+}
+
+// stepViews is the step with each view on an expression graph and tape
+// machine of its own, the two running at once (view 1 on the calling
+// goroutine, view 2 on another; bothViews): graph v holds view v's
+// encoder, both heads and the objective's term of view v's nodes against
+// the other view's graphs. The views are independent up to that term,
+// which crosses them: ops.Exchange.SwapGrad hands each graph a copy of the
+// other's graph-head output, and in the backward pass hands each the
+// gradient the other's term gives its own. On one graph (stepOneGraph) the
+// tape runs the views' ops one after the other, and most of them are too
+// small to keep two cores busy.
+//
+// The results are stepOneGraph's, bit for bit (TestMVGRLViewsMatchOneGraph):
+// the same ops compute each view and each term with an upstream gradient
+// of 1, a view's graph-head output gets its one gradient term from the
+// other view's objective term in both, an encoder's parameters are used by
+// one view only, and a head's parameter gradient is the sum of the two
+// views' parts as the one graph sums them (one float addition, which does
+// not depend on the order); the loss is the two terms' sum in the
+// model's precision, as the one graph's Add.
+func (g *mvgrlMethod) stepViews(b *model.ViewBatch) (StepResult, error) {
+	fwd, back := ops.NewExchange(), ops.NewExchange()
+	abort := func(err error) {
+		fwd.Abort(err)
+		back.Abort(err)
+	}
+	type side struct {
+		bound               *model.MVGRLBound
+		local, global, term *G.Node
+		vm                  G.VM
+		release             func()
+	}
+	var sides [2]side
+	defer func() {
+		for _, s := range sides {
+			gop.CloseMachine(s.vm)
+			if s.release != nil {
+				s.release()
+			}
+		}
+	}()
+	run := func(v int) error {
+		s := &sides[v]
+		eg, release, err := newStepGraph(&g.arenas[v])
+		if err != nil {
+			return err
+		}
+		s.release = release
+		s.bound = g.m.Bind(eg)
+		if s.local, s.global, err = s.bound.ForwardView(b, v); err != nil {
+			return err
+		}
+		peer, err := fwd.SwapGrad(v, s.global, back)
+		if err != nil {
+			return fmt.Errorf("view %d: %w", v+1, err)
+		}
+		// Nodes of this view against the graphs of the other.
+		if s.term, err = g.term(s.local, peer, b.GraphPtr); err != nil {
+			return fmt.Errorf("loss (nodes of view %d): %w", v+1, err)
+		}
+		if _, err := G.Grad(s.term, s.bound.Learnables()...); err != nil {
+			return fmt.Errorf("gradient of view %d: %w", v+1, err)
+		}
+		s.vm = newViewMachine(eg)
+		if err := s.vm.RunAll(); err != nil {
+			return fmt.Errorf("run step, view %d: %w", v+1, err)
+		}
+		return nil
+	}
+	// The other view may be waiting at an exchange: a failure aborts it,
+	// and the error is that of the view that failed first.
+	if err := bothViews(run, abort); err != nil {
+		return StepResult{}, err
+	}
+	for v, s := range sides {
+		var err error
+		if g.viewGrads[v], err = s.bound.Grads(g.viewGrads[v]); err != nil {
+			return StepResult{}, err
+		}
+	}
+	g.grads = sumGrads(g.grads, g.viewGrads[0], g.viewGrads[1])
+	lv, err := addScalars(sides[0].term.Value(), sides[1].term.Value())
+	if err != nil {
+		return StepResult{}, fmt.Errorf("loss: %w", err)
+	}
+	proj, err := model.SumGlobals(model.MVGRLOutputs{Global: [2]*G.Node{sides[0].global, sides[1].global}})
+	if err != nil {
+		return StepResult{}, err
+	}
+	return StepResult{Loss: lv, Grads: g.grads, Proj: proj, ProjDim: g.m.EmbedDim()}, nil
+}
+
+// addScalars returns a + b of two scalar values of one dtype, added in
+// that dtype (as gorgonia.Add of two scalar nodes).
+func addScalars(a, b G.Value) (float64, error) {
+	switch x := a.Data().(type) {
+	case float32:
+		if y, ok := b.Data().(float32); ok {
+			return float64(x + y), nil
+		}
+	case float64:
+		if y, ok := b.Data().(float64); ok {
+			return x + y, nil
+		}
+	}
+	return 0, fmt.Errorf("the two terms are not scalars of one float dtype: %v (%T), %v (%T)", a, a.Data(), b, b.Data())
 }
 
 // mvgrlEmbedChunkNodes is about the number of nodes Embed runs through the

@@ -44,6 +44,31 @@ func NewExchange() *Exchange {
 // must have one shape and dtype (float32 or float64); each side is added
 // once.
 func (e *Exchange) Swap(side int, x *gorgonia.Node) (*gorgonia.Node, error) {
+	return e.swapNode(side, x, nil)
+}
+
+// SwapGrad is Swap with a gradient: the node of side has as its value a
+// copy of the other side's input, and its gradient with respect to its
+// own input x is a copy of the gradient of the other side's Swap node,
+// which back hands across in the backward pass (a swap is its own
+// adjoint). Two graphs, each differentiating a loss of its own input and
+// of a copy of the other's, thus hand each other's input the gradient
+// that one graph holding both would give it, bit for bit: the same
+// values, added nowhere. back is another Exchange than e, used by this
+// pair of nodes only (each side's backward Swap is reached after its
+// forward one, but a side may reach it before the other has copied the
+// forward value). Both machines must run their backward passes, or the
+// one that does waits for the other at back.
+func (e *Exchange) SwapGrad(side int, x *gorgonia.Node, back *Exchange) (*gorgonia.Node, error) {
+	if back == nil || back == e {
+		return nil, errors.New("ops: Exchange.SwapGrad: the backward pass needs an Exchange of its own")
+	}
+	return e.swapNode(side, x, back)
+}
+
+// swapNode checks the input and adds the swap node (with a gradient
+// through back when back is not nil).
+func (e *Exchange) swapNode(side int, x *gorgonia.Node, back *Exchange) (*gorgonia.Node, error) {
 	if side != 0 && side != 1 {
 		return nil, fmt.Errorf("ops: Exchange.Swap: side %d, want 0 or 1", side)
 	}
@@ -53,7 +78,11 @@ func (e *Exchange) Swap(side int, x *gorgonia.Node) (*gorgonia.Node, error) {
 	if dt := x.Dtype(); dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("ops: Exchange.Swap: dtype %v, want float32 or float64", dt)
 	}
-	n, err := applyOp(&swapOp{Base: gop.New(fmt.Sprintf("ExchangeSwap{side=%d,ex=%p}", side, e), "", x.Dims(), x.Dims()), ex: e, side: side}, x)
+	name := fmt.Sprintf("ExchangeSwap{side=%d,ex=%p}", side, e)
+	if back != nil {
+		name = fmt.Sprintf("ExchangeSwap{side=%d,ex=%p,back=%p}", side, e, back)
+	}
+	n, err := applyOp(&swapOp{Base: gop.New(name, "", x.Dims(), x.Dims()), ex: e, side: side, back: back}, x)
 	if err != nil {
 		return nil, fmt.Errorf("ops: Exchange.Swap: %w", err)
 	}
@@ -123,11 +152,12 @@ func copyDense(dst, src *tensor.Dense) {
 	}
 }
 
-// swapOp is the op of Exchange.Swap (Tensor a → Tensor a).
+// swapOp is the op of Exchange.Swap and SwapGrad (Tensor a → Tensor a).
 type swapOp struct {
 	gop.Base
 	ex   *Exchange
 	side int
+	back *Exchange // SwapGrad's exchange of the gradients; nil for Swap
 	out  outBuf
 }
 
@@ -161,10 +191,26 @@ func (op *swapOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	return o, nil
 }
 
-// DiffWRT: the other side's value does not depend on this side's input.
-func (op *swapOp) DiffWRT(int) []bool { return []bool{false} }
+// DiffWRT: Swap's value is a constant to its graph (the other side's
+// value does not depend on this side's input); SwapGrad's is
+// differentiated through the other graph.
+func (op *swapOp) DiffWRT(int) []bool { return []bool{op.back != nil} }
 
-// SymDiff is never called (DiffWRT is false).
-func (op *swapOp) SymDiff(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
-	return nil, errors.New("ops: Exchange.Swap is not differentiable")
+// SymDiff of SwapGrad: the gradient with respect to the input is the other
+// side's gradient with respect to its output, swapped through back.
+func (op *swapOp) SymDiff(inputs gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	if op.back == nil {
+		return nil, errors.New("ops: Exchange.Swap is not differentiable (SwapGrad is)")
+	}
+	if len(inputs) != 1 {
+		return nil, fmt.Errorf("ops: Exchange.SwapGrad: got %d inputs, want 1", len(inputs))
+	}
+	if !grad.Shape().Eq(inputs[0].Shape()) {
+		return nil, fmt.Errorf("ops: Exchange.SwapGrad: gradient of shape %v for an input of shape %v", grad.Shape(), inputs[0].Shape())
+	}
+	g, err := op.back.Swap(op.side, grad)
+	if err != nil {
+		return nil, fmt.Errorf("ops: Exchange.SwapGrad: %w", err)
+	}
+	return gorgonia.Nodes{g}, nil
 }

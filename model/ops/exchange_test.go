@@ -2,6 +2,7 @@ package ops
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"strings"
@@ -170,5 +171,130 @@ func TestExchangeErrors(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "shape") {
 			t.Errorf("error %v, want one naming the shapes", err)
 		}
+	}
+}
+
+// TestExchangeSwapGradMatchesOneGraph: two graphs joined by SwapGrad give
+// the values and gradients of one graph holding both, bit for bit, with 1
+// and 2 threads. The one graph computes L = Σ y0²⊙y1 + Σ y1²⊙y0 with
+// y_v = ReLU(x_v); graph v computes L_v = Σ y_v²⊙p_v, p_v = SwapGrad(y_v)
+// (a copy of y_{1−v}), and y_v's gradient adds ∂L_{1−v}/∂p_{1−v} from the
+// other graph to its own term's: y_v's gradient in the one graph,
+// 2·y_v⊙y_{1−v} + y_{1−v}², is the sum of the same two terms (one float
+// addition, which does not depend on the order; a node with three or more
+// terms may sum them in another order).
+func TestExchangeSwapGradMatchesOneGraph(t *testing.T) {
+	const rows, cols = 4, 6
+	input := func(g *gorgonia.ExprGraph, name string, v int) *gorgonia.Node {
+		x := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(rows, cols))
+		for i, s := 0, x.Float32s(); i < len(s); i++ {
+			s[i] = float32((i*(3+v)+v)%11)*0.173 - 0.4
+		}
+		return gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(rows, cols), gorgonia.WithName(name), gorgonia.WithValue(x))
+	}
+	term := func(own, other *gorgonia.Node) *gorgonia.Node {
+		return gorgonia.Must(gorgonia.Sum(gorgonia.Must(gorgonia.HadamardProd(gorgonia.Must(gorgonia.Square(own)), other))))
+	}
+	// One graph.
+	g := gorgonia.NewGraph()
+	var x, y [2]*gorgonia.Node
+	for v := range 2 {
+		x[v] = input(g, fmt.Sprintf("x%d", v), v)
+		y[v] = gorgonia.Must(ReLU(x[v]))
+	}
+	l := gorgonia.Must(gorgonia.Add(term(y[0], y[1]), term(y[1], y[0])))
+	if _, err := gorgonia.Grad(l, x[0], x[1]); err != nil {
+		t.Fatal(err)
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	defer gop.CloseMachine(vm)
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	var want [2][]float32
+	for v := range 2 {
+		gx, err := x[v].Grad()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[v] = gx.Data().([]float32)
+	}
+	wantLoss := l.Value().Data().(float32)
+	for _, procs := range []int{1, 2} {
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			fwd, back := NewExchange(), NewExchange()
+			var (
+				xs, ls [2]*gorgonia.Node
+				vms    [2]gorgonia.VM
+			)
+			for v := range 2 {
+				g := gorgonia.NewGraph()
+				xs[v] = input(g, "x", v)
+				y := gorgonia.Must(ReLU(xs[v]))
+				p, err := fwd.SwapGrad(v, y, back)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ls[v] = term(y, p)
+				if _, err := gorgonia.Grad(ls[v], xs[v]); err != nil {
+					t.Fatal(err)
+				}
+				vms[v] = gorgonia.NewTapeMachine(g)
+				defer gop.CloseMachine(vms[v])
+			}
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for v := range 2 {
+				wg.Go(func() {
+					if errs[v] = vms[v].RunAll(); errs[v] != nil {
+						fwd.Abort(errs[v])
+						back.Abort(errs[v])
+					}
+				})
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				t.Fatalf("GOMAXPROCS %d: %v", procs, err)
+			}
+			if got := ls[0].Value().Data().(float32) + ls[1].Value().Data().(float32); math.Float32bits(got) != math.Float32bits(wantLoss) {
+				t.Errorf("GOMAXPROCS %d: loss %v, one graph %v", procs, got, wantLoss)
+			}
+			nonzero := 0
+			for v := range 2 {
+				gx, err := xs[v].Grad()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := gx.Data().([]float32)
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[v][i]) {
+						t.Fatalf("GOMAXPROCS %d: x%d gradient %d is %v, one graph %v", procs, v, i, got[i], want[v][i])
+					}
+					if got[i] != 0 {
+						nonzero++
+					}
+				}
+			}
+			if nonzero < rows*cols/2 {
+				t.Fatalf("only %d of %d gradients are nonzero: the test would not see a missing term", nonzero, 2*rows*cols)
+			}
+		}()
+	}
+}
+
+// TestExchangeSwapGradErrors: SwapGrad needs a backward Exchange other
+// than its own, and Swap stays without a gradient.
+func TestExchangeSwapGradErrors(t *testing.T) {
+	e := NewExchange()
+	g := gorgonia.NewGraph()
+	x := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(2, 2), gorgonia.WithName("x"))
+	for _, back := range []*Exchange{nil, e} {
+		if _, err := e.SwapGrad(0, x, back); err == nil || !strings.Contains(err.Error(), "Exchange of its own") {
+			t.Errorf("SwapGrad with back %p (e %p): error %v, want one asking for another Exchange", back, e, err)
+		}
+	}
+	if _, err := e.SwapGrad(2, x, NewExchange()); err == nil || !strings.Contains(err.Error(), "side") {
+		t.Errorf("SwapGrad(2): error %v, want one naming the side", err)
 	}
 }
