@@ -156,6 +156,30 @@ func (b *MVGRLBound) ForwardView(batch *ViewBatch, v int) (local, global *gorgon
 	return b.view(v, x, hot, batch)
 }
 
+// GlobalView adds view v (0 or 1) of batch encoded and its readouts mapped
+// by the graph head, and returns the graph head's output (NumGraphs ×
+// Hidden): Forward's Global[v], computed by the same ops, without the node
+// head, which the evaluation embedding does not use. A float32 model uses
+// batch.X in place as the input's value.
+func (b *MVGRLBound) GlobalView(batch *ViewBatch, v int) (*gorgonia.Node, error) {
+	if v != 0 && v != 1 {
+		return nil, fmt.Errorf("mvgrl: view %d, want 0 or 1", v)
+	}
+	x, hot, err := b.input(batch)
+	if err != nil {
+		return nil, err
+	}
+	_, graphs, err := b.enc[v].EncodeOneHot(x, hot, batch.Views[v], batch.Pool)
+	if err != nil {
+		return nil, fmt.Errorf("mvgrl: view %d: %w", v+1, err)
+	}
+	global, err := b.grph.Forward(graphs)
+	if err != nil {
+		return nil, fmt.Errorf("mvgrl: view %d graph head: %w", v+1, err)
+	}
+	return global, nil
+}
+
 // input checks batch and adds its node features; hot is batch.OneHot when
 // the first layers may take rows of their weights (OneHotLinear gives
 // Linear's bits), else nil.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -434,10 +435,10 @@ func (g *mvgrlMethod) Embed(split, which string) (sampler.Embeddings, error) {
 	n := len(g.set.Graphs)
 	d := g.m.EmbedDim()
 	out := make([]float32, 0, n*d)
-	// The chunks, of about the same node count, reuse one arena's buffers
-	// (see newStepGraph); it is not the steps' arena, whose buffers are
+	// The chunks, of about the same node count, reuse the arenas' buffers
+	// (see newStepGraph); they are not the steps' arenas, whose buffers are
 	// sized for a batch and would idle out while the chunks run.
-	var arena *ops.Arena
+	var arenas [2]*ops.Arena
 	for lo := 0; lo < n; {
 		hi, nodes := lo, 0
 		for hi < n && (hi == lo || nodes+g.set.Graphs[hi].NumNodes <= mvgrlEmbedChunkNodes) {
@@ -452,17 +453,58 @@ func (g *mvgrlMethod) Embed(split, which string) (sampler.Embeddings, error) {
 		if err != nil {
 			return sampler.Embeddings{}, fmt.Errorf("embed graphs %d..%d: %w", lo, hi-1, err)
 		}
-		eg, release, err := newStepGraph(&arena)
-		if err != nil {
-			return sampler.Embeddings{}, err
-		}
-		e, err := g.m.EmbedIn(eg, b)
-		release()
-		if err != nil {
+		if out, err = g.embedChunk(out, b, &arenas); err != nil {
 			return sampler.Embeddings{}, fmt.Errorf("embed graphs %d..%d: %w", lo, hi-1, err)
 		}
-		out = append(out, e...)
 		lo = hi
 	}
 	return sampler.Embeddings{N: n, D: d, Data: out}, nil
+}
+
+// embedChunk appends the evaluation embedding of the graphs of b to out:
+// each view's graph-head output on an expression graph and tape machine of
+// its own (arenas[v]), the two at once (bothViews; they are independent,
+// nothing is exchanged), then their sum, as model.SumGlobals. Without
+// viewsAtOnce (tests), model.EmbedIn runs both views on one graph
+// (arenas[0]); the bits are the same, by the same ops.
+func (g *mvgrlMethod) embedChunk(out []float32, b *model.ViewBatch, arenas *[2]*ops.Arena) ([]float32, error) {
+	if !viewsAtOnce {
+		eg, release, err := newStepGraph(&arenas[0])
+		if err != nil {
+			return nil, err
+		}
+		e, err := g.m.EmbedIn(eg, b)
+		release()
+		return append(out, e...), err
+	}
+	var globals [2][]float32
+	err := bothViews(func(v int) error {
+		eg, release, err := newStepGraph(&arenas[v])
+		if err != nil {
+			return err
+		}
+		defer release()
+		global, err := g.m.Bind(eg).GlobalView(b, v)
+		if err != nil {
+			return err
+		}
+		vm := newViewMachine(eg)
+		defer gop.CloseMachine(vm)
+		if err := vm.RunAll(); err != nil {
+			return fmt.Errorf("view %d: %w", v+1, err)
+		}
+		gv, ok := global.Value().Data().([]float32)
+		if !ok {
+			return fmt.Errorf("view %d: graph outputs are %T, want float32", v+1, global.Value().Data())
+		}
+		globals[v] = slices.Clone(gv)
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	for i, x := range globals[0] {
+		out = append(out, x+globals[1][i])
+	}
+	return out, nil
 }

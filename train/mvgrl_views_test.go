@@ -128,3 +128,53 @@ func TestMVGRLViewsOneFails(t *testing.T) {
 		t.Errorf("a step after the failures: %v", err)
 	}
 }
+
+// TestMVGRLEmbedViewsMatchOneGraph: the evaluation embedding with each
+// view's graph-head output on a graph of its own, the two at once, is the
+// one-graph embedding (model.EmbedIn) bit for bit, with 1 and 2 threads,
+// for both objectives' models after a step.
+func TestMVGRLEmbedViewsMatchOneGraph(t *testing.T) {
+	for _, sets := range [][]string{tinyMVGRL, tinyMVGRLNCE} {
+		for _, procs := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/GOMAXPROCS=%d", sets[len(sets)-1], procs), func(t *testing.T) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				cfg := mustParse(t, tinySynthetic, sets...)
+				ds, err := dataSpecs["graph"].Load(&cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := newMVGRL(&cfg, ds, 5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := m.(*mvgrlMethod)
+				res, err := g.Step([]int{1, 2, 3, 50, 60, 70, 80}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, p := range g.Params() {
+					v := p.Value.Float32s()
+					for j := range v {
+						v[j] -= 0.05 * res.Grads[k][j]
+					}
+				}
+				views, err := g.Embed("train", "encoder")
+				if err != nil {
+					t.Fatal(err)
+				}
+				viewsAtOnce = false
+				defer func() { viewsAtOnce = true }()
+				one, err := g.Embed("train", "encoder")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if views.N != 90 || views.N != one.N || views.D != one.D || len(views.Data) != views.N*views.D {
+					t.Fatalf("embeddings %d×%d (%d values), on one graph %d×%d", views.N, views.D, len(views.Data), one.N, one.D)
+				}
+				if !sameFloat32Bits(views.Data, one.Data) {
+					t.Fatal("the embedding differs from the one graph's")
+				}
+			})
+		}
+	}
+}
