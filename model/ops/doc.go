@@ -41,6 +41,10 @@
 // tape machines swap one tensor mid-run (a SimCLR step runs each view's
 // network in a graph of its own, one per core, and swaps the projections
 // for the loss); the swapped value is a constant to the receiving graph.
+// SwapGrad also swaps the gradients back in the backward pass (MVGRL's
+// step: each view's graph-head output feeds the other view's objective
+// term), so that each graph's input gets the gradient one graph holding
+// both would give it.
 //
 // Every op works on float32 and float64, writes its whole output (the tape
 // machine reuses buffers), includes all of its parameters in WriteHash (so
