@@ -22,7 +22,7 @@ import (
 // side's has been reached in the same round, and then outputs a copy of the
 // other side's input. A machine that fails before its Swap would leave the
 // other waiting: the caller runs both machines and calls Abort when either
-// fails (Run2 does both). The Swap node is not differentiable: no gradient
+// fails (train.bothViews does). The Swap node is not differentiable: no gradient
 // flows from one graph into the other; SwapGrad's is, through a second
 // Exchange that swaps the two sides' gradients in the backward pass.
 type Exchange struct {
