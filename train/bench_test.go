@@ -99,8 +99,10 @@ func BenchmarkMVGRLStepLarge(b *testing.B) {
 		b.StopTimer()
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
-		if a := mod.(*mvgrlMethod).arena; a != nil {
-			arenaMB += 4 * float64(a.Size()) / (1 << 20)
+		for _, a := range mod.(*mvgrlMethod).arenas { // one per view's graph
+			if a != nil {
+				arenaMB += 4 * float64(a.Size()) / (1 << 20)
+			}
 		}
 		liveMB += float64(ms.HeapAlloc) / (1 << 20)
 		b.StartTimer()

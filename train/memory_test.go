@@ -216,7 +216,8 @@ func TestStepArenaReuse(t *testing.T) {
 	}{
 		// GraphCL's step has one arena per view's graph (stepAcross).
 		{"graphcl", nil, func(m Method) []**ops.Arena { g := m.(*graphCL); return []**ops.Arena{&g.arenas[0], &g.arenas[1]} }},
-		{"mvgrl", tinyMVGRL, func(m Method) []**ops.Arena { return []**ops.Arena{&m.(*mvgrlMethod).arena} }},
+		// So has MVGRL's (stepViews).
+		{"mvgrl", tinyMVGRL, func(m Method) []**ops.Arena { g := m.(*mvgrlMethod); return []**ops.Arena{&g.arenas[0], &g.arenas[1]} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := mustParse(t, tinySynthetic, tc.sets...)
