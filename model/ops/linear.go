@@ -274,10 +274,13 @@ func (op *matMulOp) compute(out, a, b *tensor.Dense) *tensor.Dense {
 }
 
 // gemmTransB computes out (n×k) = a (n×m) · bᵀ (b is k×m), rows split
-// between goroutines.
+// between goroutines. The split is parallelForFixed's: internal/gemm takes
+// its dot path for a product of at most 64 rows and its packed path above,
+// which add in different orders, so a split by GOMAXPROCS would make the
+// bits depend on the core count.
 func gemmTransB[T float32 | float64](out, a, b []T, n, m, k int) {
 	chunks := (n + gemmRowChunk - 1) / gemmRowChunk
-	parallelFor(chunks, n*m*k, func(lo, hi int) {
+	parallelForFixed(chunks, n*m*k, func(lo, hi int) {
 		r0, r1 := lo*gemmRowChunk, min(hi*gemmRowChunk, n)
 		o := out[r0*k : r1*k]
 		clear(o)
