@@ -23,11 +23,12 @@ func parallelFor(n, work int, fn func(lo, hi int)) {
 		fn(0, n)
 		return
 	}
-	if workers > n {
-		workers = n
-	}
-	// The first chunk runs on the calling goroutine, which would otherwise
-	// only wait.
+	runSplit(n, min(workers, n), fn)
+}
+
+// runSplit splits [0, n) into workers contiguous ranges and runs fn on each,
+// the first on the calling goroutine (which would otherwise only wait).
+func runSplit(n, workers int, fn func(lo, hi int)) {
 	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
 		lo, hi := n*w/workers, n*(w+1)/workers
@@ -71,22 +72,7 @@ func parallelForFixed(n, work int, fn func(lo, hi int)) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		if lo == hi {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	if hi := n / workers; hi > 0 {
-		fn(0, hi)
-	}
-	wg.Wait()
+	runSplit(n, workers, fn)
 }
 
 // asDense returns v as a dense tensor with dims dimensions (any number when
