@@ -8,7 +8,6 @@ import (
 
 	"github.com/batchsampler-go/batchsampler/augment"
 	"github.com/batchsampler-go/batchsampler/data"
-	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"github.com/batchsampler-go/batchsampler/loss"
 	"github.com/batchsampler-go/batchsampler/model"
 	"github.com/batchsampler-go/batchsampler/model/ops"
@@ -160,68 +159,50 @@ func (g *graphCL) stepAcross(views [2]*model.GraphBatch) (StepResult, error) {
 	if err != nil {
 		return StepResult{}, fmt.Errorf("loss: %w", err)
 	}
-	type side struct {
-		bound   *model.Bound
-		proj, l *G.Node
-		vm      G.VM
-		release func()
-	}
-	var sides [2]side
-	defer func() {
-		for _, s := range sides {
-			gop.CloseMachine(s.vm)
-			if s.release != nil {
-				s.release()
-			}
-		}
-	}()
-	run := func(v int) error {
-		s := &sides[v]
-		eg, release, err := newStepGraph(&g.arenas[v])
-		if err != nil {
-			return err
-		}
-		s.release = release
-		s.bound = g.gin.Bind(eg)
-		emb, err := s.bound.Encode(views[v], true)
+	var (
+		w     viewGraphs
+		bound [2]*model.Bound
+		proj  [2]*G.Node
+		side  [2]*G.Node // each view's part of the loss (loss.Across)
+	)
+	defer w.close()
+	build := func(v int, eg *G.ExprGraph) error {
+		bound[v] = g.gin.Bind(eg)
+		emb, err := bound[v].Encode(views[v], true)
 		if err != nil {
 			return fmt.Errorf("encode view %d: %w", v+1, err)
 		}
-		if s.proj, err = s.bound.Project(emb); err != nil {
+		if proj[v], err = bound[v].Project(emb); err != nil {
 			return fmt.Errorf("project view %d: %w", v+1, err)
 		}
-		if s.l, err = across.Side(v, s.proj); err != nil {
+		if side[v], err = across.Side(v, proj[v]); err != nil {
 			return fmt.Errorf("loss: %w", err)
 		}
-		if _, err := G.Grad(s.l, s.bound.Learnables()...); err != nil {
+		if _, err := G.Grad(side[v], bound[v].Learnables()...); err != nil {
 			return fmt.Errorf("gradient of view %d: %w", v+1, err)
-		}
-		s.vm = newViewMachine(eg)
-		if err := s.vm.RunAll(); err != nil {
-			return fmt.Errorf("run step, view %d: %w", v+1, err)
 		}
 		return nil
 	}
 	// The other view may be waiting at the loss: a failure aborts it, and
 	// the error is that of the view that failed first.
-	if err := bothViews(run, across.Abort); err != nil {
+	if err := w.run(&g.arenas, build, across.Abort); err != nil {
 		return StepResult{}, err
 	}
-	gs, err := sides[0].bound.Grads()
+	gs, err := bound[0].Grads()
 	if err != nil {
 		return StepResult{}, err
 	}
-	gs2, err := sides[1].bound.Grads()
+	gs2, err := bound[1].Grads()
 	if err != nil {
 		return StepResult{}, err
 	}
 	gs = sumGrads(gs, gs, gs2)
-	for _, s := range sides {
-		if err := s.bound.CommitStats(); err != nil {
+	for _, b := range bound {
+		if err := b.CommitStats(); err != nil {
 			return StepResult{}, err
 		}
 	}
-	return viewsResult(sides[0].l, [2]*G.Node{sides[0].proj, sides[1].proj}, gs)
+	return viewsResult(side[0], proj, gs)
 }
 
 func (g *graphCL) Embed(split, which string) (sampler.Embeddings, error) {

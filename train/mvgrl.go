@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 
@@ -337,66 +336,48 @@ func (g *mvgrlMethod) stepViews(b *model.ViewBatch) (StepResult, error) {
 		fwd.Abort(err)
 		back.Abort(err)
 	}
-	type side struct {
-		bound               *model.MVGRLBound
-		local, global, term *G.Node
-		vm                  G.VM
-		release             func()
-	}
-	var sides [2]side
-	defer func() {
-		for _, s := range sides {
-			gop.CloseMachine(s.vm)
-			if s.release != nil {
-				s.release()
-			}
-		}
-	}()
-	run := func(v int) error {
-		s := &sides[v]
-		eg, release, err := newStepGraph(&g.arenas[v])
-		if err != nil {
+	var (
+		w                   viewGraphs
+		bound               [2]*model.MVGRLBound
+		local, global, term [2]*G.Node
+	)
+	defer w.close()
+	build := func(v int, eg *G.ExprGraph) error {
+		bound[v] = g.m.Bind(eg)
+		var err error
+		if local[v], global[v], err = bound[v].ForwardView(b, v); err != nil {
 			return err
 		}
-		s.release = release
-		s.bound = g.m.Bind(eg)
-		if s.local, s.global, err = s.bound.ForwardView(b, v); err != nil {
-			return err
-		}
-		peer, err := fwd.SwapGrad(v, s.global, back)
+		peer, err := fwd.SwapGrad(v, global[v], back)
 		if err != nil {
 			return fmt.Errorf("view %d: %w", v+1, err)
 		}
 		// Nodes of this view against the graphs of the other.
-		if s.term, err = g.term(s.local, peer, b.GraphPtr); err != nil {
+		if term[v], err = g.term(local[v], peer, b.GraphPtr); err != nil {
 			return fmt.Errorf("loss (nodes of view %d): %w", v+1, err)
 		}
-		if _, err := G.Grad(s.term, s.bound.Learnables()...); err != nil {
+		if _, err := G.Grad(term[v], bound[v].Learnables()...); err != nil {
 			return fmt.Errorf("gradient of view %d: %w", v+1, err)
-		}
-		s.vm = newViewMachine(eg)
-		if err := s.vm.RunAll(); err != nil {
-			return fmt.Errorf("run step, view %d: %w", v+1, err)
 		}
 		return nil
 	}
 	// The other view may be waiting at an exchange: a failure aborts it,
 	// and the error is that of the view that failed first.
-	if err := bothViews(run, abort); err != nil {
+	if err := w.run(&g.arenas, build, abort); err != nil {
 		return StepResult{}, err
 	}
-	for v, s := range sides {
+	for v := range bound {
 		var err error
-		if g.viewGrads[v], err = s.bound.Grads(g.viewGrads[v]); err != nil {
+		if g.viewGrads[v], err = bound[v].Grads(g.viewGrads[v]); err != nil {
 			return StepResult{}, err
 		}
 	}
 	g.grads = sumGrads(g.grads, g.viewGrads[0], g.viewGrads[1])
-	lv, err := addScalars(sides[0].term.Value(), sides[1].term.Value())
+	lv, err := addScalars(term[0].Value(), term[1].Value())
 	if err != nil {
 		return StepResult{}, fmt.Errorf("loss: %w", err)
 	}
-	proj, err := model.SumGlobals(model.MVGRLOutputs{Global: [2]*G.Node{sides[0].global, sides[1].global}})
+	proj, err := model.SumGlobals(model.MVGRLOutputs{Global: global})
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -477,31 +458,26 @@ func (g *mvgrlMethod) embedChunk(out []float32, b *model.ViewBatch, arenas *[2]*
 		release()
 		return append(out, e...), err
 	}
-	var globals [2][]float32
-	err := bothViews(func(v int) error {
-		eg, release, err := newStepGraph(&arenas[v])
-		if err != nil {
-			return err
-		}
-		defer release()
-		global, err := g.m.Bind(eg).GlobalView(b, v)
-		if err != nil {
-			return err
-		}
-		vm := newViewMachine(eg)
-		defer gop.CloseMachine(vm)
-		if err := vm.RunAll(); err != nil {
-			return fmt.Errorf("view %d: %w", v+1, err)
-		}
-		gv, ok := global.Value().Data().([]float32)
-		if !ok {
-			return fmt.Errorf("view %d: graph outputs are %T, want float32", v+1, global.Value().Data())
-		}
-		globals[v] = slices.Clone(gv)
-		return nil
+	var (
+		w      viewGraphs
+		global [2]*G.Node
+	)
+	defer w.close()
+	err := w.run(arenas, func(v int, eg *G.ExprGraph) error {
+		var err error
+		global[v], err = g.m.Bind(eg).GlobalView(b, v)
+		return err
 	}, nil)
 	if err != nil {
 		return nil, err
+	}
+	var globals [2][]float32
+	for v, n := range global {
+		gv, ok := n.Value().Data().([]float32)
+		if !ok {
+			return nil, fmt.Errorf("view %d: graph outputs are %T, want float32", v+1, n.Value().Data())
+		}
+		globals[v] = gv
 	}
 	for i, x := range globals[0] {
 		out = append(out, x+globals[1][i])

@@ -175,6 +175,48 @@ func runBoth(vms [2]G.VM, abort func(error)) error {
 	}, abort)
 }
 
+// viewGraphs are the two expression graphs and tape machines of a step (or
+// an embedding pass) run with each view on a graph of its own: GraphCL's
+// stepAcross, MVGRL's stepViews and embedChunk. The values of their nodes
+// stay readable after run until close releases the machines and arenas.
+type viewGraphs struct {
+	vms      [2]G.VM
+	releases [2]func()
+}
+
+// run builds view v's graph with build, on a graph whose op outputs
+// arenas[v] lends (newStepGraph), and runs its machine, the two views at
+// once (bothViews: the error is that of the view that failed first, and
+// abort, when not nil, is called with it). build makes the view's ops and,
+// for a step, their gradients (G.Grad).
+func (w *viewGraphs) run(arenas *[2]*ops.Arena, build func(v int, eg *G.ExprGraph) error, abort func(error)) error {
+	return bothViews(func(v int) error {
+		eg, release, err := newStepGraph(&arenas[v])
+		if err != nil {
+			return err
+		}
+		w.releases[v] = release
+		if err := build(v, eg); err != nil {
+			return err
+		}
+		w.vms[v] = newViewMachine(eg)
+		if err := w.vms[v].RunAll(); err != nil {
+			return fmt.Errorf("run view %d: %w", v+1, err)
+		}
+		return nil
+	}, abort)
+}
+
+// close releases both views' machines and arenas (those that were made).
+func (w *viewGraphs) close() {
+	for v := range w.vms {
+		gop.CloseMachine(w.vms[v])
+		if w.releases[v] != nil {
+			w.releases[v]()
+		}
+	}
+}
+
 // newViewMachine is G.NewTapeMachine for a view's graph made while the
 // other view's is (see machineMu).
 func newViewMachine(eg *G.ExprGraph) G.VM {
