@@ -103,7 +103,7 @@ demo-sampler:
 table-graphs:
 	$(GO) run ./cmd/table -out $(OUT)/table-graphs
 
-## bench-vs-pytorch: Go and PyTorch (Debian's python3-torch, /usr/bin/python3) side by side, interleaved: GraphCL step on NCI1, SimCLR step on the CIFAR-10 subset; writes $(OUT)/bench-vs-pytorch/<time>/results.md and results.json (a few minutes; not part of test or CI; ARGS=--quick for a smoke run)
+## bench-vs-pytorch: Go and PyTorch (Debian's python3-torch, /usr/bin/python3) side by side, interleaved: GraphCL step on NCI1, SimCLR and MoCo v3 steps on the CIFAR-10 subset, MVGRL steps on NCI1 and COLLAB (ARGS='--only moco' picks workloads); writes $(OUT)/bench-vs-pytorch/<time>/results.md and results.json (a few minutes; not part of test or CI; ARGS=--quick for a smoke run)
 .PHONY: bench-vs-pytorch
 bench-vs-pytorch:
 	/usr/bin/python3 scripts/bench_vs_pytorch.py --go $(GO) --out $(OUT)/bench-vs-pytorch $(ARGS)

@@ -2,7 +2,7 @@
 """The Go framework and PyTorch side by side, interleaved, on the same work
 (issue 15; `make bench-vs-pytorch`; not part of `make test` or CI).
 
-Two workloads, each run on both sides:
+The workloads, each run on both sides (--only picks some):
 
   GraphCL step: 128 NCI1 graphs × 2 views (view 1 the graphs, view 2
     GraphCL's random choice of node dropping 10%, edge removal 10%, subgraph
@@ -15,6 +15,14 @@ Two workloads, each run on both sides:
     grayscale 0.2, normalisation), CIFAR ResNet-14 (3×3 stem of 16, stages
     16/32/64 of two BasicBlocks, BatchNorm), head 64-64-128, NT-Xent τ = 0.5,
     backward, Adam lr 1e-3.
+  MoCo v3 step: the SimCLR step's images, views and ResNet-14 (no head) with
+    MoCo v3's heads and recipe (configs/mocov3-cifar10-subset.yaml): projector
+    64-1024-128 (last BatchNorm without affine), predictor 128-1024-128, both
+    views through the online network and through the momentum encoder and
+    projector (no gradient), 2τ·(ctr(q1,k2) + ctr(q2,k1)) at τ = 0.2, backward,
+    LARS lr 0.3 (trust coefficient 0.02, weight decay 1e-5), the momentum
+    update (0.99 rising to 1 on a cosine).
+  MVGRL step: the graph table's MVGRL cells on NCI1 and COLLAB.
 
 The Go side is `go test ./train -bench VsTorch` (train/vstorch_bench_test.go);
 this script builds that test binary once and runs it. The PyTorch side is
@@ -26,9 +34,10 @@ steps; a repetition's figure is the mean over its timed steps. The table
 gives min–max over rounds and the per-round ratios.
 
 Checks that both sides compute the same thing: every run compares the
-parameter names and shapes (and counts) of the two GINs and the two
-ResNet-14s, the ResNet's forward FLOPs per image, and the mean node and
-edge counts of both views' graph batches. The image augmentation
+parameter names and shapes (and counts) of the two GINs, the two
+ResNet-14s, the two MoCo v3 models (momentum copies included) and the two
+MVGRLs, the ResNet's forward FLOPs per image, MoCo v3's hyperparameters, and
+the mean node and edge counts of both views' graph batches. The image augmentation
 (apply_views), given the same per-image draws, was checked once against
 augment.ResizeCrop, HorizontalFlip, ApplyJitter and Grayscale with a
 throwaway Go program: largest difference 8.3e-7 over 256 CIFAR images.
@@ -382,9 +391,10 @@ class BasicBlock(nn.Module):
 
 class ResNet(nn.Module):
     """model.ResNet with the CIFAR stem (3×3, stride 1, no pooling), global
-    average pooling and the projection head."""
+    average pooling and the projection head (head=False: none, as
+    ResNetConfig.NoHead; forward returns the pooled features)."""
 
-    def __init__(self, widths=(16, 32, 64), blocks=(2, 2, 2), proj_hidden=64, proj=128):
+    def __init__(self, widths=(16, 32, 64), blocks=(2, 2, 2), proj_hidden=64, proj=128, head=True):
         super().__init__()
         self.conv1 = nn.Conv2d(3, widths[0], 3, 1, 1, bias=False)
         self.bn1 = nn.BatchNorm2d(widths[0])
@@ -396,13 +406,15 @@ class ResNet(nn.Module):
                 d_in = w
             setattr(self, "layer%d" % (s + 1), nn.Sequential(*layer))
         self.n_stages = len(widths)
-        self.proj = nn.Sequential(nn.Linear(d_in, proj_hidden), nn.ReLU(), nn.Linear(proj_hidden, proj))
+        self.embed_dim = d_in
+        self.proj = nn.Sequential(nn.Linear(d_in, proj_hidden), nn.ReLU(), nn.Linear(proj_hidden, proj)) if head else None
 
     def forward(self, x):
         h = F.relu(self.bn1(self.conv1(x)))
         for s in range(self.n_stages):
             h = getattr(self, "layer%d" % (s + 1))(h)
-        return self.proj(h.mean((2, 3)))
+        h = h.mean((2, 3))
+        return self.proj(h) if self.proj is not None else h
 
 
 def forward_flops(model, x):
@@ -427,12 +439,13 @@ def forward_flops(model, x):
     return total[0]
 
 
-def torch_params(model):
-    """Name, shape and trainability of every parameter and BatchNorm running
-    statistic (num_batches_tracked, which the Go side does not keep, left
-    out)."""
-    out = [{"name": n, "shape": list(p.shape), "trainable": True} for n, p in model.named_parameters()]
-    out += [{"name": n, "shape": list(b.shape), "trainable": False} for n, b in model.named_buffers()
+def torch_params(model, name=lambda n: n):
+    """Name (through name, which maps PyTorch's to the Go side's), shape and
+    trainability (requires_grad; MoCo v3's momentum encoder has none) of
+    every parameter and BatchNorm running statistic (num_batches_tracked,
+    which the Go side does not keep, left out)."""
+    out = [{"name": name(n), "shape": list(p.shape), "trainable": p.requires_grad} for n, p in model.named_parameters()]
+    out += [{"name": name(n), "shape": list(b.shape), "trainable": False} for n, b in model.named_buffers()
             if not n.endswith("num_batches_tracked")]
     return out
 
@@ -459,6 +472,128 @@ def compare_params(go, pt):
         return t, sum(math.prod(e["shape"]) for e in es if not e["trainable"])
 
     return {"go": sizes(go), "torch": sizes(pt), "tensors": (len(go), len(pt)), "problems": problems}
+
+
+# ---------------------------------------------------------------- MoCo v3 (train/mocov3.go; facebookresearch/moco-v3 moco/builder.py, moco/optimizer.py)
+
+# MOCO is MoCo v3 as configs/mocov3-cifar10-subset.yaml sets it (the config
+# BenchmarkVsTorchMoCoV3 runs, with model.arch resnet14 and augment.image
+# simclr); the Go benchmark logs its values ("vstorch-moco") and the script
+# checks them against these.
+MOCO = {"proj_hidden": 1024, "proj_dim": 128, "pred_hidden": 1024, "momentum": 0.99, "temperature": 0.2,
+        "loss_form": "simcse", "optim": "lars", "lr": 0.3, "weight_decay": 1e-5, "trust_coefficient": 0.02,
+        "lars_momentum": 0.9, "nesterov": False, "epochs": 25}
+
+
+def moco_mlp(num_layers, input_dim, mlp_dim, output_dim, last_bn=True):
+    """moco-v3's MoCo._build_mlp (model.MLP): Linear layers without bias,
+    BatchNorm1d and ReLU after every one but the last, after the last a
+    BatchNorm1d without affine parameters when last_bn."""
+    mlp = []
+    for l in range(num_layers):
+        dim1 = input_dim if l == 0 else mlp_dim
+        dim2 = output_dim if l == num_layers - 1 else mlp_dim
+        mlp.append(nn.Linear(dim1, dim2, bias=False))
+        if l < num_layers - 1:
+            mlp.append(nn.BatchNorm1d(dim2))
+            mlp.append(nn.ReLU(inplace=True))
+        elif last_bn:
+            mlp.append(nn.BatchNorm1d(dim2, affine=False))
+    return nn.Sequential(*mlp)
+
+
+class MoCoV3(nn.Module):
+    """moco-v3's MoCo_ResNet with the script's ResNet-14 (no head) as the base
+    encoder: the projector (2 layers, hidden proj_hidden, last BatchNorm
+    without affine) is a module of its own instead of the encoder's fc, the
+    predictor has hidden pred_hidden (the reference uses mlp_dim for both);
+    the momentum encoder and projector start as copies without gradient.
+    go_name maps the parameter names to the Go side's (mocoV3.Params)."""
+
+    def __init__(self, proj_hidden, proj_dim, pred_hidden, T):
+        super().__init__()
+        self.T = T
+        self.base_encoder = ResNet(head=False)
+        self.projector = moco_mlp(2, self.base_encoder.embed_dim, proj_hidden, proj_dim)
+        self.predictor = moco_mlp(2, proj_dim, pred_hidden, proj_dim, last_bn=False)
+        self.momentum_encoder = ResNet(head=False)
+        self.momentum_projector = moco_mlp(2, self.base_encoder.embed_dim, proj_hidden, proj_dim)
+        self.online = [p for m in (self.base_encoder, self.projector) for p in m.parameters()]
+        self.momentum = [p for m in (self.momentum_encoder, self.momentum_projector) for p in m.parameters()]
+        for pb, pm in zip(self.online, self.momentum):
+            pm.data.copy_(pb.data)
+            pm.requires_grad = False
+
+    @staticmethod
+    def go_name(n):
+        for pt, go in (("base_encoder.", ""), ("momentum_encoder.", "momentum."), ("momentum_projector.", "momentum.projector.")):
+            if n.startswith(pt):
+                return go + n[len(pt):]
+        return n
+
+    @torch.no_grad()
+    def update_momentum(self, m):
+        """The reference's _update_momentum_encoder (p_m ← m·p_m + (1−m)·p_b),
+        in place over all tensors at once."""
+        torch._foreach_mul_(self.momentum, m)
+        torch._foreach_add_(self.momentum, self.online, alpha=1 - m)
+
+    def contrastive_loss(self, q, k):
+        """The reference's contrastive_loss on one process: cross-entropy over
+        q·kᵀ/τ (both normalised) with the diagonal as targets, times 2τ."""
+        q, k = F.normalize(q, dim=1), F.normalize(k, dim=1)
+        logits = q @ k.t() / self.T
+        return F.cross_entropy(logits, torch.arange(logits.shape[0])) * (2 * self.T)
+
+    def forward(self, x1, x2, m):
+        q1 = self.predictor(self.projector(self.base_encoder(x1)))
+        q2 = self.predictor(self.projector(self.base_encoder(x2)))
+        with torch.no_grad():
+            self.update_momentum(m)
+            k1 = self.momentum_projector(self.momentum_encoder(x1))
+            k2 = self.momentum_projector(self.momentum_encoder(x2))
+        return self.contrastive_loss(q1, k2) + self.contrastive_loss(q2, k1)
+
+
+class LARS(torch.optim.Optimizer):
+    """moco-v3's LARS (moco/optimizer.py; optim.LARS): no weight decay or
+    trust-ratio scaling for parameters of one dimension."""
+
+    def __init__(self, params, lr=0, weight_decay=0, momentum=0.9, trust_coefficient=0.001):
+        super().__init__(params, dict(lr=lr, weight_decay=weight_decay, momentum=momentum, trust_coefficient=trust_coefficient))
+
+    @torch.no_grad()
+    def step(self):
+        for g in self.param_groups:
+            for p in g["params"]:
+                dp = p.grad
+                if dp is None:
+                    continue
+                if p.ndim > 1:
+                    dp = dp.add(p, alpha=g["weight_decay"])
+                    param_norm, update_norm = torch.norm(p), torch.norm(dp)
+                    one = torch.ones_like(param_norm)
+                    q = torch.where(param_norm > 0., torch.where(update_norm > 0, g["trust_coefficient"] * param_norm / update_norm, one), one)
+                    dp = dp.mul(q)
+                state = self.state[p]
+                if "mu" not in state:
+                    state["mu"] = torch.zeros_like(p)
+                mu = state["mu"]
+                mu.mul_(g["momentum"]).add_(dp)
+                p.add_(mu, alpha=-g["lr"])
+
+
+def moco_total(n, batch=128):
+    """The length of the momentum schedule: MOCO's epochs of batches of
+    `batch` out of n images (the Go benchmark's vsTorchTotal)."""
+    return MOCO["epochs"] * -(-n // batch)
+
+
+def moco_momentum(m0, step, total):
+    """moco-v3's adjust_moco_momentum per step (optim.EMAMomentum): m0 rising
+    to 1 on a half cosine over total steps."""
+    step = min(max(step, 0), total)
+    return 1 - (1 - m0) * (math.cos(math.pi * step / total) + 1) / 2
 
 
 # ---------------------------------------------------------------- MVGRL (model/mvgrl.go; kavehhassani/mvgrl graph/train.py)
@@ -845,6 +980,46 @@ def torch_simclr(px, mean, std, steps, warmup, seed, batch=128):
     return out
 
 
+def torch_moco(px, mean, std, steps, warmup, seed, batch=128):
+    """MoCo v3 steps: 128 images × 2 views (simclr_views, as torch_simclr),
+    the online network on both views, the momentum update with the coming
+    step's momentum and the keys under no_grad (in the reference's order),
+    the symmetric loss, backward, LARS at MOCO's constant learning rate.
+    The momentum follows moco_momentum over MOCO's epochs of batches of
+    `batch` images, as the Go benchmark's AfterStep."""
+    torch.manual_seed(seed)
+    c = MOCO
+    model = MoCoV3(c["proj_hidden"], c["proj_dim"], c["pred_hidden"], c["temperature"])
+    model.train()
+    opt = LARS([p for p in model.parameters() if p.requires_grad], lr=c["lr"], weight_decay=c["weight_decay"],
+               momentum=c["lars_momentum"], trust_coefficient=c["trust_coefficient"])
+    total = moco_total(px.shape[0], batch)
+    out = {"params": torch_params(model, MoCoV3.go_name), "total_steps": total,
+           "flops": forward_flops(nn.Sequential(model.base_encoder, model.projector, model.predictor), px[:1])}
+    done = [0]
+
+    def step():
+        x = px[torch.randint(px.shape[0], (batch,))]
+        loss = model(simclr_views(x, mean, std), simclr_views(x, mean, std), moco_momentum(c["momentum"], done[0], total))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        done[0] += 1
+        return loss
+
+    for _ in range(warmup):
+        step()
+    t = Timer()
+    for _ in range(steps):
+        with t:
+            loss = step()
+    out["step_ms"], out["step_img_s"], out["loss"] = t.t * 1e3 / steps, 2 * batch * steps / t.t, float(loss)
+    # No Winograd switch in PyTorch (see torch_simclr): the Winograd row
+    # compares Go's model.conv: winograd step with this same step.
+    out["step_winograd_ms"], out["step_winograd_img_s"] = out["step_ms"], out["step_img_s"]
+    return out
+
+
 def torch_mvgrl(graphs, views, d_in, steps, warmup, seed, batch=128):
     """MVGRL steps: 128 graphs drawn with replacement, both views packed,
     forward, the JSD loss in both directions, backward, Adam lr 1e-3. CPU
@@ -987,6 +1162,43 @@ def go_simclr(binary, steps, warmup, threads, root, timeout):
         die("unexpected output of the Go SimCLR benchmark (expected BenchmarkVsTorchSimCLR/step, /step-winograd, /noaug and /views lines with ms/step and img/s):\n" + text)
 
 
+def go_moco(binary, steps, warmup, threads, root, timeout):
+    res, params, desc, text = run_go(binary, "BenchmarkVsTorchMoCoV3", steps, warmup, threads, root, timeout)
+    try:
+        out = {"params": params, "desc": desc.get("resnet:"), "hparams": None}
+        for v in ("step", "step-winograd"):
+            r = res["BenchmarkVsTorchMoCoV3/" + v]
+            k = v.replace("-", "_")
+            out[k + "_ms"], out[k + "_img_s"] = r["ms/step"], r["img/s"]
+        for line in text.splitlines():
+            if "vstorch-moco " in line:
+                out["hparams"] = json.loads(line.split("vstorch-moco ", 1)[1])
+        m = re.search(r"online forward (\d+) FLOP/image", out["desc"] or "")
+        out["flops"] = int(m.group(1)) if m else None
+        if out["hparams"] is None:
+            raise KeyError("vstorch-moco")
+        return out
+    except (KeyError, TypeError, ValueError):
+        die("unexpected output of the Go MoCo v3 benchmark (expected BenchmarkVsTorchMoCoV3/step and /step-winograd lines "
+            "with ms/step and img/s, and a vstorch-moco line):\n" + text)
+
+
+def moco_hparam_problems(go, total):
+    """The hyperparameters the Go benchmark logged that differ from MOCO's
+    (and the momentum schedule's length from the PyTorch side's)."""
+    want = {k: v for k, v in MOCO.items() if k != "epochs"}
+    want["total_steps"] = total
+    problems = []
+    for k, v in sorted(want.items()):
+        g = go.get(k)
+        same = (isinstance(v, float) and isinstance(g, (int, float)) and math.isclose(g, v, rel_tol=1e-12)) or g == v
+        if not same:
+            problems.append("%s: Go %r, PyTorch %r" % (k, g, v))
+    for k in sorted(set(go) - set(want)):
+        problems.append("%s: logged by Go (%r), not set on the PyTorch side" % (k, go[k]))
+    return problems
+
+
 def go_mvgrl(binary, dataset, steps, warmup, threads, root, timeout):
     res, params, desc, text = run_go(binary, "BenchmarkVsTorchMVGRL/" + dataset, steps, warmup, threads, root, timeout)
     try:
@@ -1049,6 +1261,8 @@ ROWS = [
     ("simclr_winograd", "SimCLR step as row 4, Go with model.conv: winograd (PyTorch: its row-4 figure)", "img/s", "simclr", "step_winograd_img_s", "rate"),
     ("simclr_noaug", "SimCLR step without augmentation (gather + normalise)", "img/s", "simclr", "noaug_img_s", "rate"),
     ("simclr_views", "SimCLR augmentation alone (both views)", "ms/step", "simclr", "views_ms", "time"),
+    ("moco_step", "MoCo v3 step (direct), ResNet-14 + projector 1024-128 + predictor 1024 and the momentum encoder, 128 × 2 views, augmentation, LARS and momentum update included", "img/s", "moco", "step_img_s", "rate"),
+    ("moco_winograd", "MoCo v3 step (Winograd): as the row above, Go with model.conv: winograd (PyTorch: the same figure)", "img/s", "moco", "step_winograd_img_s", "rate"),
     ("mvgrl_nci1_step", "MVGRL step, 128 NCI1 graphs, both views packed (GCN 4 × 128, JSD)", "ms/step", "mvgrl_nci1", "step_ms", "time"),
     ("mvgrl_nci1_cpu", "MVGRL step as above, CPU time of the process (both threads)", "cpu-ms/step", "mvgrl_nci1", "cpu_ms", "time"),
     ("mvgrl_collab_step", "MVGRL step, 128 COLLAB graphs (492 one-hot degrees, diffusion top_k 64)", "ms/step", "mvgrl_collab", "step_ms", "time"),
@@ -1057,13 +1271,19 @@ ROWS = [
 
 # WORKS are the workloads, in the order of a round; MVGRL_DATA the datasets
 # of the MVGRL workloads (the graph table's MVGRL cells: table.GraphConfigYAML).
-WORKS = ("graphcl", "simclr", "mvgrl_nci1", "mvgrl_collab")
+WORKS = ("graphcl", "simclr", "moco", "mvgrl_nci1", "mvgrl_collab")
 MVGRL_DATA = {
     "nci1": {"name": "NCI1", "top_k": 0},
     "collab": {"name": "COLLAB", "top_k": 64,
                "yaml": "name: vstorch-collab\nmodality: graph\nmethod: mvgrl\n"
                        "data: {source: gin, name: COLLAB, path: tu_gin_format/COLLAB/COLLAB.txt.gz, features: auto-degree}\n"},
 }
+
+
+# SPEEDUP_ROWS are the image rows whose per-round Go speed-up gets a table
+# of its own (issue 39's target), with their column titles.
+SPEEDUP_ROWS = {"simclr_step": "SimCLR step (direct)", "simclr_winograd": "SimCLR step (Winograd)",
+                "moco_step": "MoCo v3 step (direct)", "moco_winograd": "MoCo v3 step (Winograd)"}
 
 
 def summarise(rounds):
@@ -1101,10 +1321,14 @@ def render(info, cfg, rounds, table, checks, load0, load1, started, elapsed):
         L.append("Other processes were running (load average above 0.5 at the start or end): the figures were "
                  "measured under that load and are noisy; compare the ratios of one round, not absolute speeds.")
         L.append("")
-    L.append("Steps per repetition: GraphCL %d timed after %d warm-up; SimCLR %d timed after %d warm-up. "
+    steps = [(name, cfg[k + "_steps"], cfg[k + "_warmup"]) for name, k, run in (
+        ("GraphCL", "gin", "graphcl" in cfg["works"]), ("SimCLR", "simclr", "simclr" in cfg["works"]),
+        ("MoCo v3", "moco", "moco" in cfg["works"]), ("MVGRL", "mvgrl", any(w.startswith("mvgrl_") for w in cfg["works"])))
+        if run]
+    L.append("Steps per repetition: %s. "
              "A repetition's figure is the mean over its timed steps; ranges are min–max over rounds; "
              "ratios are computed within each round (Go and PyTorch measured back to back) and then ranged."
-             % (cfg["gin_steps"], cfg["gin_warmup"], cfg["simclr_steps"], cfg["simclr_warmup"]))
+             % "; ".join("%s %d timed after %d warm-up" % s_ for s_ in steps))
     L.append("")
     L.append("| figure | unit | Go | PyTorch | Go time / PyTorch time | Go speed-up |")
     L.append("|---|---|---|---|---|---|")
@@ -1115,8 +1339,9 @@ def render(info, cfg, rounds, table, checks, load0, load1, started, elapsed):
     L.append("")
     L.append("Issue 15's targets: GraphCL step Go time / PyTorch time ≤ 0.5; SimCLR step (and the row "
              "with Go's Winograd convolutions, model.conv: winograd) Go speed-up ≥ 2 (PyTorch/Go images per second ≤ 0.5). "
-             "Issue 39's: MVGRL step Go time / PyTorch time ≤ 0.5. Where other jobs share the cores, the CPU-time rows "
-             "(each side's process, both threads) are the steadier comparison.")
+             "Issue 39's: the default SimCLR and MoCo v3 steps (model.conv direct, the SimCLR and MoCo v3 step rows) "
+             "Go speed-up ≥ 2 in every round (see Per round); MVGRL step Go time / PyTorch time ≤ 0.5. Where other jobs "
+             "share the cores, the CPU-time rows (each side's process, both threads) are the steadier comparison.")
     L.append("")
     L.append("## Per round")
     L.append("")
@@ -1129,6 +1354,16 @@ def render(info, cfg, rounds, table, checks, load0, load1, started, elapsed):
             cells.append((fmt % r["go"][i]) + " / " + (fmt % r["torch"][i]))
         L.append("| %d | %s | %s |" % (i + 1, rd["order"], " | ".join(cells)))
     L.append("")
+    speed = [r for r in table if r["key"] in SPEEDUP_ROWS]
+    if speed:
+        L.append("Go speed-up per round (PyTorch time / Go time = Go img/s ÷ PyTorch img/s; issue 39: ≥ 2 in every "
+                 "round for the direct rows):")
+        L.append("")
+        L.append("| round | " + " | ".join(SPEEDUP_ROWS[r["key"]] for r in speed) + " |")
+        L.append("|---|" + "---|" * len(speed))
+        for i in range(len(rounds)):
+            L.append("| %d | %s |" % (i + 1, " | ".join("%.2f×" % r["go_speedup"][i] for r in speed)))
+        L.append("")
     L.append("## Do the two sides compute the same thing?")
     L.append("")
     for c in checks.values():
@@ -1142,11 +1377,11 @@ def render(info, cfg, rounds, table, checks, load0, load1, started, elapsed):
     return "\n".join(L)
 
 
-def param_check_line(name, cmp_):
+def param_check_line(name, cmp_, buffers="BatchNorm running-statistic values"):
     gt, gb = cmp_["go"]
     pt, pb = cmp_["torch"]
-    head = "%s parameters: Go %d trainable values + %d BatchNorm running-statistic values in %d tensors; PyTorch %d + %d in %d tensors" % (
-        name, gt, gb, cmp_["tensors"][0], pt, pb, cmp_["tensors"][1])
+    head = "%s parameters: Go %d trainable values + %d %s in %d tensors; PyTorch %d + %d in %d tensors" % (
+        name, gt, gb, buffers, cmp_["tensors"][0], pt, pb, cmp_["tensors"][1])
     if not cmp_["problems"]:
         return head + ": every name and shape agrees (Linear weights transposed)."
     return head + ": MISMATCH: " + "; ".join(cmp_["problems"])
@@ -1162,6 +1397,8 @@ def main():
     ap.add_argument("--gin-warmup", type=int, default=5)
     ap.add_argument("--simclr-steps", type=int, default=10, help="timed SimCLR steps per repetition")
     ap.add_argument("--simclr-warmup", type=int, default=2)
+    ap.add_argument("--moco-steps", type=int, default=10, help="timed MoCo v3 steps per repetition")
+    ap.add_argument("--moco-warmup", type=int, default=2)
     ap.add_argument("--mvgrl-steps", type=int, default=10, help="timed MVGRL steps per repetition")
     ap.add_argument("--mvgrl-warmup", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2, help="threads on each side (GOMAXPROCS, torch.set_num_threads)")
@@ -1177,8 +1414,8 @@ def main():
     a = ap.parse_args()
     if a.quick:
         a.rounds, a.gin_steps, a.gin_warmup, a.simclr_steps, a.simclr_warmup = 1, 5, 1, 2, 1
-        a.mvgrl_steps, a.mvgrl_warmup = 2, 1
-    for k in ("rounds", "gin_steps", "simclr_steps", "mvgrl_steps", "threads"):
+        a.moco_steps, a.moco_warmup, a.mvgrl_steps, a.mvgrl_warmup = 2, 1, 2, 1
+    for k in ("rounds", "gin_steps", "simclr_steps", "moco_steps", "mvgrl_steps", "threads"):
         if getattr(a, k) < 1:
             die("--%s must be at least 1" % k.replace("_", "-"))
     works = [w.strip() for w in a.only.split(",") if w.strip()]
@@ -1197,7 +1434,7 @@ def main():
     if "graphcl" in works:
         graphs, d_in = read_tu(root, how)
         print("NCI1: %d graphs, %d node labels (data root %s)" % (len(graphs), d_in, root), flush=True)
-    if "simclr" in works:
+    if "simclr" in works or "moco" in works:
         px, mean, std, cifar_files = read_cifar(root, how)
         print("CIFAR-10 subset: %d training images from %d files (data root %s)" % (px.shape[0], len(cifar_files), root), flush=True)
 
@@ -1240,6 +1477,10 @@ def main():
                         rd["go"][work] = go_simclr(binary, a.simclr_steps, a.simclr_warmup, a.threads, root, a.timeout)
                     elif work == "simclr":
                         rd["torch"][work] = torch_simclr(px, mean, std, a.simclr_steps, a.simclr_warmup, seed)
+                    elif work == "moco" and side == "go":
+                        rd["go"][work] = go_moco(binary, a.moco_steps, a.moco_warmup, a.threads, root, a.timeout)
+                    elif work == "moco":
+                        rd["torch"][work] = torch_moco(px, mean, std, a.moco_steps, a.moco_warmup, seed)
                     elif side == "go":
                         rd["go"][work] = go_mvgrl(binary, work[len("mvgrl_"):], a.mvgrl_steps, a.mvgrl_warmup, a.threads, root, a.timeout)
                     else:
@@ -1256,6 +1497,11 @@ def main():
                 elif w == "simclr":
                     parts.append("SimCLR step Go %.0f img/s (Winograd %.0f), PyTorch %.0f img/s" % (
                         rd["go"][w]["step_img_s"], rd["go"][w]["step_winograd_img_s"], rd["torch"][w]["step_img_s"]))
+                elif w == "moco":
+                    parts.append("MoCo v3 step Go %.0f img/s (Winograd %.0f), PyTorch %.0f img/s: Go speed-up %.2f× (Winograd %.2f×)" % (
+                        rd["go"][w]["step_img_s"], rd["go"][w]["step_winograd_img_s"], rd["torch"][w]["step_img_s"],
+                        rd["go"][w]["step_img_s"] / rd["torch"][w]["step_img_s"],
+                        rd["go"][w]["step_winograd_img_s"] / rd["torch"][w]["step_img_s"]))
                 else:
                     parts.append("%s step Go %.0f ms (CPU %.0f ms), PyTorch %.0f ms (CPU %.0f ms)" % (
                         w, rd["go"][w]["step_ms"], rd["go"][w]["cpu_ms"], rd["torch"][w]["step_ms"], rd["torch"][w]["cpu_ms"]))
@@ -1305,6 +1551,34 @@ def main():
             "as in Go); augmentation = simclr_views (batched torch ops, same policy and parameter ranges); noaug "
             "= gather + normalise.",
         ]
+    if "moco" in works:
+        ocmp = compare_params(first["go"]["moco"]["params"] or [], first["torch"]["moco"]["params"])
+        parameters["mocov3"] = ocmp
+        checks["moco_params"] = param_check_line(
+            "MoCo v3 (online ResNet-14, projector and predictor trainable; the momentum encoder and projector, "
+            "named momentum.<online name>, listed as not trainable on both sides: Go's mocoV3.Params and "
+            "PyTorch's requires_grad=False)", ocmp, "non-trainable values (momentum copies and running statistics)")
+        hp = moco_hparam_problems(first["go"]["moco"]["hparams"], first["torch"]["moco"]["total_steps"])
+        parameters["mocov3"]["problems"] += ["hyperparameter " + x for x in hp]
+        checks["moco_hparams"] = ("MoCo v3 hyperparameters logged by the Go benchmark (configs/mocov3-cifar10-subset.yaml) "
+                                  "against the script's MOCO: " + ("all equal (%s)." % ", ".join(
+                                      "%s %s" % (k, v) for k, v in sorted(first["go"]["moco"]["hparams"].items()))
+                                      if not hp else "MISMATCH: " + "; ".join(hp)))
+        checks["moco_flops"] = "MoCo v3 online forward FLOPs per image (ResNet-14, projector, predictor): Go %s, PyTorch %d%s." % (
+            first["go"]["moco"]["flops"], first["torch"]["moco"]["flops"],
+            " (equal)" if first["go"]["moco"]["flops"] == first["torch"]["moco"]["flops"] else " (DIFFERENT)")
+        sides += [
+            "Go MoCo v3: `train.test -test.bench '^BenchmarkVsTorchMoCoV3$'` (train/vstorch_bench_test.go): "
+            "configs/mocov3-cifar10-subset.yaml with model.arch resnet14 and augment.image simclr, the training loop's "
+            "step (method Step, LARS from the config at constant lr, AfterStep's momentum update) — " +
+            (first["go"]["moco"]["desc"] or "") + ".",
+            "PyTorch MoCo v3: torch_moco, written from facebookresearch/moco-v3 (moco/builder.py MoCo_ResNet: "
+            "_build_mlp's projector and predictor, the momentum encoder copied without gradient, contrastive_loss "
+            "with the 2τ factor, symmetric; moco/optimizer.py LARS) with the SimCLR workload's ResNet-14 (no head) "
+            "as base encoder, MOCO's widths and hyperparameters, each view through each network separately "
+            "(BatchNorm statistics per view, as in Go), the momentum update in place (torch._foreach_mul_/_add_) "
+            "before the keys as the reference does, simclr_views for both views.",
+        ]
     for w in works:
         if not w.startswith("mvgrl_"):
             continue
@@ -1335,11 +1609,18 @@ def main():
                                "the Go loss kernels compute in float64, PyTorch in float32; PyTorch keeps a "
                                "num_batches_tracked counter the Go side has no use for; PyTorch's augmentation is "
                                "batched tensor code (2 threads) and its graph augmentation numpy per graph with "
-                               "neighbour lists cached per dataset graph, Go's is per image/graph on goroutines.")
+                               "neighbour lists cached per dataset graph, Go's is per image/graph on goroutines." +
+                               (" MoCo v3: both sides run a constant learning rate (the shipped config warms up and "
+                                "decays it: no cost difference); Go updates the momentum encoder after the optimizer "
+                                "step (AfterStep, with the coming step's momentum), the reference before the keys "
+                                "of the next step: one update per step either way; both views take SimCLR's "
+                                "augmentation (the shipped config's mocov3 views also solarize the second one)."
+                                if "moco" in works else ""))
     cfg = {
         "command": " ".join([os.path.relpath(sys.argv[0], REPO)] + sys.argv[1:]),
         "rounds": a.rounds, "works": works, "gin_steps": a.gin_steps, "gin_warmup": a.gin_warmup,
         "simclr_steps": a.simclr_steps, "simclr_warmup": a.simclr_warmup,
+        "moco_steps": a.moco_steps, "moco_warmup": a.moco_warmup,
         "mvgrl_steps": a.mvgrl_steps, "mvgrl_warmup": a.mvgrl_warmup, "data_root": root,
         "sides": sides,
     }
@@ -1363,7 +1644,7 @@ def main():
     print(md)
     print("written: %s/results.md and results.json" % os.path.relpath(out_dir, os.getcwd()))
     if any(c["problems"] for c in parameters.values()):
-        die("the Go and PyTorch parameters differ (see above)")
+        die("the Go and PyTorch parameters (or MoCo v3's hyperparameters) differ (see above)")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ func nci1Modality(b *testing.B) (Method, *Config, int) {
 
 // benchModality parses a config, loads its dataset and builds the modality
 // of seed 1.
-func benchModality(b *testing.B, yaml string, sets ...string) (Method, *Config, int) {
+func benchModality(b testing.TB, yaml string, sets ...string) (Method, *Config, int) {
 	cfg, err := ParseConfig([]byte(yaml), sets)
 	if err != nil {
 		b.Fatal(err)

@@ -39,25 +39,39 @@ var vsTorchProfile = flag.String("vstorch.cpuprofile", "", "write the CPU profil
 // and again with the -benchtime count, and the model, the data and the
 // warm-up need not be redone.
 type vsTorchRun struct {
-	mod    Method
-	opt    *optim.Adam
-	n      int
-	rng    *rand.Rand
-	idx    []int
-	warmed bool
+	mod   Method
+	opt   optim.Optimizer
+	after AfterStepper // the method's per-step work after the optimizer (MoCo v3's EMA), or nil
+	// steps counts the steps taken, total is the step count AfterStep is
+	// told (a training run's: train.epochs × batches of len(idx) per epoch).
+	steps, total int
+	n            int
+	rng          *rand.Rand
+	idx          []int
+	warmed       bool
 }
 
 var vsTorchRuns = map[string]*vsTorchRun{}
 
 // vsTorchRunFor returns the run cached under key, building it with build
-// the first time.
+// the first time. The optimizer is the config's (optim.New over the
+// trainable parameters at train.lr, as the training loop makes it: Adam
+// unless the config says otherwise, LARS for MoCo v3) at a constant
+// learning rate.
 func vsTorchRunFor(b *testing.B, key string, build func(*testing.B) (Method, *Config, int)) *vsTorchRun {
 	if r := vsTorchRuns[key]; r != nil {
 		return r
 	}
 	mod, cfg, n := build(b)
-	r := &vsTorchRun{mod: mod, opt: optim.NewAdam(optimParams(mod.Params()), cfg.Train.LR), n: n,
-		rng: rand.New(rand.NewPCG(1, 2)), idx: make([]int, 128)}
+	oc := cfg.Optim
+	oc.LR = cfg.Train.LR
+	opt, err := optim.New(oc, optimParams(mod.Params()))
+	if err != nil {
+		b.Fatalf("optim: %v", err)
+	}
+	r := &vsTorchRun{mod: mod, opt: opt, n: n, total: vsTorchTotal(cfg, n),
+		rng: rand.New(rand.NewPCG(1, 2)), idx: make([]int, vsTorchBatch)}
+	r.after, _ = mod.(AfterStepper)
 	vsTorchRuns[key] = r
 	logParams(b, mod.Params())
 	return r
@@ -70,8 +84,9 @@ func (r *vsTorchRun) draw() {
 	}
 }
 
-// step runs one training step: the method's Step (views, forward,
-// backward) and Adam.
+// step runs one training step as the training loop does: the method's
+// Step (views, forward, backward), the optimizer, and the method's
+// AfterStep where it has one (MoCo v3's momentum update).
 func (r *vsTorchRun) step(b *testing.B) {
 	r.draw()
 	res, err := r.mod.Step(r.idx, r.rng)
@@ -80,6 +95,12 @@ func (r *vsTorchRun) step(b *testing.B) {
 	}
 	if err := r.opt.Step(res.Grads); err != nil {
 		b.Fatal(err)
+	}
+	r.steps++
+	if r.after != nil {
+		if _, err := r.after.AfterStep(r.steps, max(r.total, r.steps)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -99,27 +120,37 @@ func (r *vsTorchRun) warm(b *testing.B) {
 // (the script compares them with the PyTorch model's; Linear weights are
 // stored in×out here, out×in there).
 func logParams(b *testing.B, ps []*model.Param) {
-	type entry struct {
-		Name      string `json:"name"`
-		Shape     []int  `json:"shape"`
-		Trainable bool   `json:"trainable"`
-	}
-	var es []entry
 	trainable, buffers := 0, 0
 	for _, p := range ps {
-		es = append(es, entry{p.Name, p.Value.Shape().Clone(), p.Trainable})
 		if p.Trainable {
 			trainable += p.Value.DataSize()
 		} else {
 			buffers += p.Value.DataSize()
 		}
 	}
-	js, err := json.Marshal(es)
+	js, err := json.Marshal(vsTorchParams(ps))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("parameters: %d trainable values, %d buffer values, %d tensors", trainable, buffers, len(ps))
 	b.Logf("vstorch-params %s", js)
+}
+
+// vsTorchParam is one parameter as the script reads it (its
+// torch_params' entries).
+type vsTorchParam struct {
+	Name      string `json:"name"`
+	Shape     []int  `json:"shape"`
+	Trainable bool   `json:"trainable"`
+}
+
+// vsTorchParams lists ps for logParams.
+func vsTorchParams(ps []*model.Param) []vsTorchParam {
+	es := make([]vsTorchParam, 0, len(ps))
+	for _, p := range ps {
+		es = append(es, vsTorchParam{p.Name, p.Value.Shape().Clone(), p.Trainable})
+	}
+	return es
 }
 
 // BenchmarkVsTorchGraphCL is BenchmarkGraphCLStepNCI1 (128 NCI1 graphs,
@@ -246,6 +277,99 @@ func BenchmarkVsTorchSimCLR(b *testing.B) {
 		b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
 		b.ReportMetric(float64(2*len(r.idx)*b.N)/b.Elapsed().Seconds(), "img/s")
 	})
+}
+
+// vsTorchMoCoConfig is the shipped MoCo v3 config whose model, loss and
+// optimizer BenchmarkVsTorchMoCoV3 runs (scripts/bench_vs_pytorch.py's
+// MOCO holds the same values and checks them against the logged ones).
+const vsTorchMoCoConfig = "../configs/mocov3-cifar10-subset.yaml"
+
+// vsTorchMoCo builds the MoCo v3 modality of vsTorchMoCoConfig on the
+// CIFAR-10 subset with the ResNet-14 of vsTorchCIFAR (model.arch resnet14)
+// and SimCLR's CIFAR augmentation for both views (augment.image simclr,
+// the VsTorch SimCLR workload's: the config's mocov3 views also solarize
+// the second one), model.conv set to conv. Everything else is the
+// config's: projector 1024 → 128 with the last BatchNorm without affine,
+// predictor 1024, momentum 0.99 → 1, 2τ·(ctr(q1,k2) + ctr(q2,k1)) at
+// τ = 0.2, LARS lr 0.3 (trust coefficient 0.02, weight decay 1e-5,
+// momentum 0.9), here at a constant learning rate.
+func vsTorchMoCo(conv string) func(*testing.B) (Method, *Config, int) {
+	return func(b *testing.B) (Method, *Config, int) { return vsTorchMoCoModality(b, conv) }
+}
+
+// vsTorchMoCoModality builds vsTorchMoCo's modality.
+func vsTorchMoCoModality(tb testing.TB, conv string) (Method, *Config, int) {
+	root := testenv.Path(tb)
+	testenv.Path(tb, "cifar10")
+	src, err := os.ReadFile(vsTorchMoCoConfig)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return benchModality(tb, string(src), "data.root="+root, "model.arch=resnet14", "augment.image=simclr", "model.conv="+conv)
+}
+
+// vsTorchMoCoHParams are the hyperparameters BenchmarkVsTorchMoCoV3 logs
+// on its "vstorch-moco" line (the keys of the script's MOCO, with the
+// momentum schedule's length total instead of epochs).
+func vsTorchMoCoHParams(m *mocoV3, total int) map[string]any {
+	c := m.cfg
+	return map[string]any{
+		"proj_hidden": c.Model.ProjHidden, "proj_dim": c.Model.ProjDim, "pred_hidden": c.Model.PredHidden,
+		"momentum": c.Model.Momentum, "temperature": c.Loss.Temperature, "loss_form": c.Loss.Form,
+		"optim": c.Optim.Kind, "lr": c.Train.LR, "weight_decay": c.Optim.WeightDecay,
+		"trust_coefficient": c.Optim.TrustCoefficient, "lars_momentum": c.Optim.Momentum,
+		"nesterov": c.Optim.Nesterov, "total_steps": total,
+	}
+}
+
+// vsTorchTotal is the step count a VsTorch run gives AfterStep: a
+// training run's, train.epochs × the batches of vsTorchBatch images in an
+// epoch of n instances.
+func vsTorchTotal(cfg *Config, n int) int {
+	return cfg.Train.Epochs * ((n + vsTorchBatch - 1) / vsTorchBatch)
+}
+
+// vsTorchBatch is the batch size of the VsTorch workloads (each view's).
+const vsTorchBatch = 128
+
+// BenchmarkVsTorchMoCoV3 is one MoCo v3 training step as the training loop
+// runs it (BenchmarkMoCoV3Step/resnet14 on the CIFAR-10 subset, with
+// vsTorchMoCo's model, augmentation and optimizer), B = 128 × 2 views,
+// after the warm-up steps: both views through the online ResNet-14,
+// projector and predictor (forward and backward) and through the momentum
+// encoder and projector (forward only, training-mode BatchNorm), the
+// symmetric loss, LARS, and the momentum update (AfterStep); "step" with
+// model.conv direct, "step-winograd" with winograd. img/s counts both
+// views, as BenchmarkVsTorchSimCLR. The momentum copies are logged by
+// logParams as non-trainable ("momentum." + the online name), as
+// mocoV3.Params lists them; "vstorch-moco" logs the hyperparameters for
+// the script to check against its own.
+func BenchmarkVsTorchMoCoV3(b *testing.B) {
+	for _, v := range []struct{ name, conv string }{{"step", "direct"}, {"step-winograd", "winograd"}} {
+		b.Run(v.name, func(b *testing.B) {
+			r := vsTorchRunFor(b, "moco-"+v.conv, vsTorchMoCo(v.conv))
+			m := r.mod.(*mocoV3)
+			c, pc, qc := m.enc.Config(), m.proj.Config(), m.pred.Config()
+			tr := m.ds.train
+			heads := 2 * int64(pc.In*pc.Hidden+pc.Hidden*pc.Out+qc.In*qc.Hidden+qc.Hidden*qc.Out)
+			b.Logf("resnet: widths %v, blocks %v, stem %d, conv %s; projector %d-%d-%d, predictor %d-%d-%d, online forward %d FLOP/image; augment %v; loss %+v ×2τ; optim %s lr %g; momentum %g → 1 over %d steps; gemm %s",
+				c.Widths, c.Blocks, c.Stem, m.cfg.Model.Conv, pc.In, pc.Hidden, pc.Out, qc.In, qc.Hidden, qc.Out,
+				m.enc.ForwardFLOPs(tr.H, tr.W)+heads, m.aug, m.cfg.Loss, m.cfg.Optim.Kind, m.cfg.Train.LR,
+				m.cfg.Model.Momentum, r.total, gemm.Backend())
+			hp, err := json.Marshal(vsTorchMoCoHParams(m, r.total))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("vstorch-moco %s", hp)
+			r.warm(b)
+			b.ResetTimer()
+			for range b.N {
+				r.step(b)
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
+			b.ReportMetric(float64(2*len(r.idx)*b.N)/b.Elapsed().Seconds(), "img/s")
+		})
+	}
 }
 
 // vsTorchMVGRLData is the data line of the VsTorch MVGRL workloads: the
