@@ -1495,8 +1495,10 @@ def main():
                 if w == "graphcl":
                     parts.append("GraphCL step Go %.1f ms, PyTorch %.1f ms" % (rd["go"][w]["step_ms"], rd["torch"][w]["step_ms"]))
                 elif w == "simclr":
-                    parts.append("SimCLR step Go %.0f img/s (Winograd %.0f), PyTorch %.0f img/s" % (
-                        rd["go"][w]["step_img_s"], rd["go"][w]["step_winograd_img_s"], rd["torch"][w]["step_img_s"]))
+                    parts.append("SimCLR step Go %.0f img/s (Winograd %.0f), PyTorch %.0f img/s: Go speed-up %.2f× (Winograd %.2f×)" % (
+                        rd["go"][w]["step_img_s"], rd["go"][w]["step_winograd_img_s"], rd["torch"][w]["step_img_s"],
+                        rd["go"][w]["step_img_s"] / rd["torch"][w]["step_img_s"],
+                        rd["go"][w]["step_winograd_img_s"] / rd["torch"][w]["step_img_s"]))
                 elif w == "moco":
                     parts.append("MoCo v3 step Go %.0f img/s (Winograd %.0f), PyTorch %.0f img/s: Go speed-up %.2f× (Winograd %.2f×)" % (
                         rd["go"][w]["step_img_s"], rd["go"][w]["step_winograd_img_s"], rd["torch"][w]["step_img_s"],

@@ -98,7 +98,7 @@ func (r *vsTorchRun) step(b *testing.B) {
 	}
 	r.steps++
 	if r.after != nil {
-		if _, err := r.after.AfterStep(r.steps, max(r.total, r.steps)); err != nil {
+		if _, err := r.after.AfterStep(r.steps, r.total); err != nil {
 			b.Fatal(err)
 		}
 	}
