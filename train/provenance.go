@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/batchsampler-go/batchsampler/internal/gemm"
@@ -20,8 +21,10 @@ type Provenance struct {
 	// Commit is the VCS revision of the binary (from its build information,
 	// stamped by `go build -buildvcs=true`), else — for `go run` and `go
 	// test`, which do not stamp it — `git rev-parse HEAD` in the working
-	// directory when the run started. Modified says that the source had
-	// uncommitted changes (in the fallback: the working tree at that time).
+	// directory when the process recorded its first run (processVCS: a
+	// table's or sweep's later runs, made by the same binary, keep it
+	// whatever the tree became meanwhile). Modified says that the source
+	// had uncommitted changes (in the fallback: the working tree then).
 	Commit     string `json:"commit"`
 	Modified   bool   `json:"modified"`
 	GoVersion  string `json:"go_version"`
@@ -56,17 +59,32 @@ func currentProvenance() Provenance {
 		}
 	}
 	if p.Commit == "" { // go run and go test do not stamp the revision
-		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
-			p.Commit = strings.TrimSpace(string(out))
-			if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
-				p.Modified = len(strings.TrimSpace(string(st))) > 0
-			}
-		}
+		p.Commit, p.Modified = processVCS()
 	}
 	if p.Commit == "" {
 		p.Commit = "unknown"
 	}
 	return p
+}
+
+// processVCS is gitVCS the first time it is called, and that answer
+// again on every later call: the commit of a process that `go run` built is
+// the tree's when it started its work, not when a later run of a long
+// table begins (the tree may have moved on; the binary did not).
+var processVCS = sync.OnceValues(gitVCS)
+
+// gitVCS returns `git rev-parse HEAD` in the working directory and whether
+// the working tree has uncommitted changes to tracked files ("" and false
+// outside a git checkout or without git).
+func gitVCS() (commit string, modified bool) {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", false
+	}
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
+		modified = len(strings.TrimSpace(string(st))) > 0
+	}
+	return strings.TrimSpace(string(out)), modified
 }
 
 // cpuModel returns the CPU's model name on Linux ("" elsewhere).
