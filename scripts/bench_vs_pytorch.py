@@ -881,6 +881,18 @@ class Timer:
         self.t += time.perf_counter() - self.t0
 
 
+def timed(fn, steps, warmup):
+    """Runs fn warmup times untimed, then steps times timed; returns the
+    timed seconds and fn's last result."""
+    for _ in range(warmup):
+        fn()
+    t, out = Timer(), None
+    for _ in range(steps):
+        with t:
+            out = fn()
+    return t.t, out
+
+
 def torch_graphcl(graphs, d_in, steps, warmup, seed, batch=128):
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -902,13 +914,8 @@ def torch_graphcl(graphs, d_in, steps, warmup, seed, batch=128):
         opt.step()
         return loss
 
-    for _ in range(warmup):
-        step()
-    t = Timer()
-    for _ in range(steps):
-        with t:
-            loss = step()
-    step_ms = t.t * 1e3 / steps
+    secs, loss = timed(step, steps, warmup)
+    step_ms = secs * 1e3 / steps
 
     for _ in range(warmup):
         views()
@@ -950,14 +957,9 @@ def torch_simclr(px, mean, std, steps, warmup, seed, batch=128):
             opt.step()
             return loss
 
-        for _ in range(warmup):
-            step()
-        t = Timer()
-        for _ in range(steps):
-            with t:
-                loss = step()
-        out[variant + "_ms"] = t.t * 1e3 / steps
-        out[variant + "_img_s"] = 2 * batch * steps / t.t
+        secs, loss = timed(step, steps, warmup)
+        out[variant + "_ms"] = secs * 1e3 / steps
+        out[variant + "_img_s"] = 2 * batch * steps / secs
         out[variant + "_loss"] = float(loss)
 
     # PyTorch has no Winograd switch for CPU convolutions (its oneDNN calls
@@ -969,14 +971,9 @@ def torch_simclr(px, mean, std, steps, warmup, seed, batch=128):
         x = px[torch.randint(px.shape[0], (batch,))]
         return simclr_views(x, mean, std), simclr_views(x, mean, std)
 
-    for _ in range(warmup):
-        views()
-    t = Timer()
-    for _ in range(steps):
-        with t:
-            views()
-    out["views_ms"] = t.t * 1e3 / steps
-    out["views_img_s"] = 2 * batch * steps / t.t
+    secs, _ = timed(views, steps, warmup)
+    out["views_ms"] = secs * 1e3 / steps
+    out["views_img_s"] = 2 * batch * steps / secs
     return out
 
 
@@ -1007,13 +1004,8 @@ def torch_moco(px, mean, std, steps, warmup, seed, batch=128):
         done[0] += 1
         return loss
 
-    for _ in range(warmup):
-        step()
-    t = Timer()
-    for _ in range(steps):
-        with t:
-            loss = step()
-    out["step_ms"], out["step_img_s"], out["loss"] = t.t * 1e3 / steps, 2 * batch * steps / t.t, float(loss)
+    secs, loss = timed(step, steps, warmup)
+    out["step_ms"], out["step_img_s"], out["loss"] = secs * 1e3 / steps, 2 * batch * steps / secs, float(loss)
     # No Winograd switch in PyTorch (see torch_simclr): the Winograd row
     # compares Go's model.conv: winograd step with this same step.
     out["step_winograd_ms"], out["step_winograd_img_s"] = out["step_ms"], out["step_img_s"]

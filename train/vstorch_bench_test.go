@@ -115,6 +115,18 @@ func (r *vsTorchRun) warm(b *testing.B) {
 	r.warmed = true
 }
 
+// timeImageSteps runs the warm-up, then times b.N steps and reports
+// ms/step and img/s (both views of each image counted).
+func (r *vsTorchRun) timeImageSteps(b *testing.B) {
+	r.warm(b)
+	b.ResetTimer()
+	for range b.N {
+		r.step(b)
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
+	b.ReportMetric(float64(2*len(r.idx)*b.N)/b.Elapsed().Seconds(), "img/s")
+}
+
 // logParams logs the parameter count and, on one line after
 // "vstorch-params ", every parameter's name, shape and trainability as JSON
 // (the script compares them with the PyTorch model's; Linear weights are
@@ -241,13 +253,7 @@ func BenchmarkVsTorchSimCLR(b *testing.B) {
 			b.Logf("resnet: widths %v, blocks %v, stem %d, projection %d-%d-%d, forward %d FLOP/image; augment %v; loss %+v; lr %g; gemm %s",
 				c.Widths, c.Blocks, c.Stem, im.net.EmbedDim(), c.ProjHidden, c.ProjDim,
 				im.net.ForwardFLOPs(im.ds.train.H, im.ds.train.W), im.aug, im.cfg.Loss, im.cfg.Train.LR, gemm.Backend())
-			r.warm(b)
-			b.ResetTimer()
-			for range b.N {
-				r.step(b)
-			}
-			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
-			b.ReportMetric(float64(2*len(r.idx)*b.N)/b.Elapsed().Seconds(), "img/s")
+			r.timeImageSteps(b)
 		})
 	}
 	b.Run("views", func(b *testing.B) {
@@ -361,13 +367,7 @@ func BenchmarkVsTorchMoCoV3(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Logf("vstorch-moco %s", hp)
-			r.warm(b)
-			b.ResetTimer()
-			for range b.N {
-				r.step(b)
-			}
-			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/step")
-			b.ReportMetric(float64(2*len(r.idx)*b.N)/b.Elapsed().Seconds(), "img/s")
+			r.timeImageSteps(b)
 		})
 	}
 }
