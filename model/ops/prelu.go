@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/batchsampler-go/batchsampler/internal/gop"
 	"gorgonia.org/gorgonia"
@@ -250,31 +251,49 @@ func preluGradX[T float32 | float64](out, x, a, dy []T, c int) {
 
 // preluGradSlope writes out[s] = Σ dy·x over the entries with x <= 0 of
 // slope s (every entry for one shared slope), in float64, in row order.
+//
+// The sums are chains of float64 additions in index order, so their bits
+// are fixed by that order; what the loops avoid is a branch on the sign of
+// x, which a processor mispredicts about every other entry on a layer's
+// pre-activations: an entry with x > 0 (or NaN) contributes +0, which
+// leaves a sum's bits as they are (a sum is never -0: it starts at +0,
+// and +0 + -0 and x + (-x) are +0 in round-to-nearest), and the +0 is made
+// by masking the product's bits (slopeMask), which compiles to a
+// conditional move. The per-slope sums walk the rows with their columns
+// (no division per entry).
 func preluGradSlope[T float32 | float64](out, x, dy []T, c int) {
 	acc := make([]float64, len(out))
 	switch {
 	case c <= 0:
 	case len(out) == 1:
-		// One chain in index order. A skipped entry adds +0, which leaves
-		// the sum's bits as they are (it is never -0: it starts at +0), so
-		// the loop needs no branch on the sign of x.
 		var s float64
+		dy = dy[:len(x)]
 		for i, v := range x {
-			p := float64(dy[i]) * float64(v)
-			if !(v <= 0) {
-				p = 0
-			}
-			s += p
+			s += math.Float64frombits(math.Float64bits(float64(dy[i])*float64(v)) & slopeMask(v))
 		}
 		acc[0] = s
 	default:
-		for i, v := range x {
-			if v <= 0 {
-				acc[i%c] += float64(dy[i]) * float64(v)
+		a := acc[:c]
+		dy = dy[:len(x)]
+		for r0 := 0; r0 < len(x); r0 += c {
+			xs := x[r0:min(r0+c, len(x))]
+			g := dy[r0 : r0+len(xs)]
+			for j, v := range xs {
+				a[j] += math.Float64frombits(math.Float64bits(float64(g[j])*float64(v)) & slopeMask(v))
 			}
 		}
 	}
 	for s, v := range acc {
 		out[s] = T(v)
 	}
+}
+
+// slopeMask is all ones when v <= 0 (the entry counts towards the slope's
+// gradient) and zero otherwise, NaN included.
+func slopeMask[T float32 | float64](v T) uint64 {
+	var m uint64
+	if v <= 0 {
+		m = ^uint64(0)
+	}
+	return m
 }

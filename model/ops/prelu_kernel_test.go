@@ -81,3 +81,24 @@ func TestPReLUKernelsMatchScalar(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPReLUGradSlope times the slope's gradient on an MVGRL layer's
+// pre-activations (3,827 nodes × 128, about half of them negative): one
+// shared slope and one slope per column.
+func BenchmarkPReLUGradSlope(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const rows, c = 3827, 128
+	x, dy := make([]float32, rows*c), make([]float32, rows*c)
+	for i := range x {
+		x[i], dy[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+	}
+	for _, slopes := range []int{1, c} {
+		b.Run(map[int]string{1: "shared", c: "per-column"}[slopes], func(b *testing.B) {
+			out := make([]float32, slopes)
+			b.SetBytes(int64(8 * len(x)))
+			for b.Loop() {
+				preluGradSlope(out, x, dy, c)
+			}
+		})
+	}
+}
