@@ -81,19 +81,7 @@ func TestMVGRLConfigErrors(t *testing.T) {
 // (what Embed gives for them within float32 rounding); the views are
 // computed once per dataset.
 func TestMVGRLStepAndEmbed(t *testing.T) {
-	cfg := mustParse(t, tinySynthetic, tinyMVGRL...)
-	ds, err := dataSpecs["graph"].Load(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ms [2]*mvgrlMethod
-	for i := range ms {
-		m, err := newMVGRL(&cfg, ds, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms[i] = m.(*mvgrlMethod)
-	}
+	ms := tinyMVGRLModels(t, 2, 1, tinyMVGRL...)
 	if &ms[0].views[1][0].RowPtr[0] != &ms[1].views[1][0].RowPtr[0] {
 		t.Error("the diffusion was computed twice for one dataset")
 	}
@@ -224,15 +212,7 @@ func TestMVGRLNCEStep(t *testing.T) {
 	idx := []int{5, 17, 3, 40, 41, 88}
 	var losses [2]float64
 	for i, sets := range [][]string{tinyMVGRL, tinyMVGRLNCE} {
-		cfg := mustParse(t, tinySynthetic, sets...)
-		ds, err := dataSpecs["graph"].Load(&cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := newMVGRL(&cfg, ds, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := tinyMVGRLModels(t, 1, 1, sets...)[0]
 		res, err := m.Step(idx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -284,4 +264,25 @@ func TestMVGRLNCETrainsAndResumes(t *testing.T) {
 	if a := sameCheckpoints(t, ref, dir, "bs-seed0", nil); len(a.Params) == 0 {
 		t.Fatal("empty checkpoint")
 	}
+}
+
+// tinyMVGRLModels builds n MVGRL models with the given seed on the tiny
+// synthetic graphs with the config settings sets (one dataset load, so the
+// models share its views).
+func tinyMVGRLModels(t *testing.T, n int, seed uint64, sets ...string) []*mvgrlMethod {
+	t.Helper()
+	cfg := mustParse(t, tinySynthetic, sets...)
+	ds, err := dataSpecs["graph"].Load(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := make([]*mvgrlMethod, n)
+	for i := range ms {
+		m, err := newMVGRL(&cfg, ds, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms[i] = m.(*mvgrlMethod)
+	}
+	return ms
 }

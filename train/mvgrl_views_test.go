@@ -24,19 +24,7 @@ func TestMVGRLViewsMatchOneGraph(t *testing.T) {
 		for _, procs := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/GOMAXPROCS=%d", sets[len(sets)-1], procs), func(t *testing.T) {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-				cfg := mustParse(t, tinySynthetic, sets...)
-				ds, err := dataSpecs["graph"].Load(&cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var ms [2]*mvgrlMethod
-				for i := range ms {
-					m, err := newMVGRL(&cfg, ds, 3)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ms[i] = m.(*mvgrlMethod)
-				}
+				ms := tinyMVGRLModels(t, 2, 3, sets...)
 				for s, idx := range batches {
 					b, err := ms[0].batch(idx)
 					if err != nil {
@@ -91,16 +79,7 @@ func sameFloat32Bits(a, b []float32) bool {
 // (waiting at the exchange) is released and the step returns the failing
 // view's error, whichever view it is; the next step runs.
 func TestMVGRLViewsOneFails(t *testing.T) {
-	cfg := mustParse(t, tinySynthetic, tinyMVGRL...)
-	ds, err := dataSpecs["graph"].Load(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := newMVGRL(&cfg, ds, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := m.(*mvgrlMethod)
+	g := tinyMVGRLModels(t, 1, 1, tinyMVGRL...)[0]
 	good, err := g.batch([]int{4, 8, 15, 16, 23, 42})
 	if err != nil {
 		t.Fatal(err)
@@ -138,16 +117,7 @@ func TestMVGRLEmbedViewsMatchOneGraph(t *testing.T) {
 		for _, procs := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/GOMAXPROCS=%d", sets[len(sets)-1], procs), func(t *testing.T) {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-				cfg := mustParse(t, tinySynthetic, sets...)
-				ds, err := dataSpecs["graph"].Load(&cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, err := newMVGRL(&cfg, ds, 5)
-				if err != nil {
-					t.Fatal(err)
-				}
-				g := m.(*mvgrlMethod)
+				g := tinyMVGRLModels(t, 1, 5, sets...)[0]
 				res, err := g.Step([]int{1, 2, 3, 50, 60, 70, 80}, nil)
 				if err != nil {
 					t.Fatal(err)
