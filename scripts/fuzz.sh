@@ -39,16 +39,15 @@ trap 'rm -f "$out"' EXIT
 # corpus DIR NAME: the files of the target's corpus directory, one a line.
 corpus() { ls -1 "$1/testdata/fuzz/$2" 2>/dev/null; }
 
-# coordinator_race NAME BEFORE: the run in $out failed only with Go's
-# "context deadline exceeded" and added nothing to the corpus.
+# coordinator_race DIR NAME BEFORE: the run in $out failed only with Go's
+# "context deadline exceeded" and added nothing to the corpus, which held
+# BEFORE.
 coordinator_race() {
-  local fails
-  fails=$(grep -c -- '^--- FAIL' "$out")
-  [ "$fails" -eq 1 ] &&
-    grep -qx -- "--- FAIL: $1 ([0-9.]*s)" "$out" &&
+  [ "$(grep -c -- '^--- FAIL' "$out")" -eq 1 ] &&
+    grep -qx -- "--- FAIL: $2 ([0-9.]*s)" "$out" &&
     grep -qx -- '    context deadline exceeded' "$out" &&
     ! grep -q -- 'Failing input written' "$out" &&
-    [ "$(corpus "$dir" "$1")" = "$2" ]
+    [ "$(corpus "$1" "$2")" = "$3" ]
 }
 
 failed=()
@@ -61,7 +60,7 @@ while read -r dir name; do
     if "$go" test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "./$dir" 2>&1 | tee "$out"; then
       break
     fi
-    if ! coordinator_race "$name" "$before"; then
+    if ! coordinator_race "$dir" "$name" "$before"; then
       failed+=("./$dir $name")
       break
     fi

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -42,7 +43,7 @@ func fakeGo(t *testing.T, dir string, replies ...string) (string, string) {
 	sb.WriteString("echo x >> " + calls + "\n")
 	sb.WriteString("n=$(wc -l < " + calls + ")\n")
 	for i, r := range replies {
-		cond := "[ \"$n\" -eq " + string(rune('1'+i)) + " ]"
+		cond := "[ \"$n\" -eq " + strconv.Itoa(i+1) + " ]"
 		if i == len(replies)-1 {
 			cond = "true"
 		}

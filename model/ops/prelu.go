@@ -258,7 +258,7 @@ func preluGradX[T float32 | float64](out, x, a, dy []T, c int) {
 // pre-activations: an entry with x > 0 (or NaN) contributes +0, which
 // leaves a sum's bits as they are (a sum is never -0: it starts at +0,
 // and +0 + -0 and x + (-x) are +0 in round-to-nearest), and the +0 is made
-// by masking the product's bits (slopeMask), which compiles to a
+// by masking the product's bits (slopeTerm), which compiles to a
 // conditional move. The per-slope sums walk the rows with their columns
 // (no division per entry).
 func preluGradSlope[T float32 | float64](out, x, dy []T, c int) {
@@ -269,7 +269,7 @@ func preluGradSlope[T float32 | float64](out, x, dy []T, c int) {
 		var s float64
 		dy = dy[:len(x)]
 		for i, v := range x {
-			s += math.Float64frombits(math.Float64bits(float64(dy[i])*float64(v)) & slopeMask(v))
+			s += slopeTerm(v, dy[i])
 		}
 		acc[0] = s
 	default:
@@ -279,7 +279,7 @@ func preluGradSlope[T float32 | float64](out, x, dy []T, c int) {
 			xs := x[r0:min(r0+c, len(x))]
 			g := dy[r0 : r0+len(xs)]
 			for j, v := range xs {
-				a[j] += math.Float64frombits(math.Float64bits(float64(g[j])*float64(v)) & slopeMask(v))
+				a[j] += slopeTerm(v, g[j])
 			}
 		}
 	}
@@ -288,12 +288,13 @@ func preluGradSlope[T float32 | float64](out, x, dy []T, c int) {
 	}
 }
 
-// slopeMask is all ones when v <= 0 (the entry counts towards the slope's
-// gradient) and zero otherwise, NaN included.
-func slopeMask[T float32 | float64](v T) uint64 {
+// slopeTerm is entry x's term of its slope's gradient: dy·x in float64
+// where x <= 0, else +0 (NaN included), without a branch: the product's
+// bits are masked by a mask set with a conditional move.
+func slopeTerm[T float32 | float64](x, dy T) float64 {
 	var m uint64
-	if v <= 0 {
+	if x <= 0 {
 		m = ^uint64(0)
 	}
-	return m
+	return math.Float64frombits(math.Float64bits(float64(dy)*float64(x)) & m)
 }
